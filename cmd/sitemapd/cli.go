@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"golang.org/x/term"
+
+	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/config"
+)
+
+// Exit statuses (DESIGN.md "Running it").
+const (
+	ExitOK      = 0 // success
+	ExitFailure = 1 // a runtime failure: something could not be read or written
+	ExitUsage   = 2 // bad usage or bad configuration
+)
+
+// version is set at link time (-ldflags "-X main.version=…"); otherwise the
+// module version from the build info is used.
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+const defaultConfig = "/etc/sitemapd/sitemapd.yaml"
+
+const usage = `usage: sitemapd <command> [flags]
+
+commands:
+  build    -config FILE   build every sitemap and the index once, then exit
+  check    -config FILE   validate a configuration file
+  version                 print the version
+
+Exit status: 0 success, 1 runtime failure, 2 bad usage or configuration.
+`
+
+// run is main without the process: it takes the arguments and the output
+// streams and returns the exit status, so tests can drive it directly.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return ExitUsage
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "build":
+		return cmdBuild(args, stderr)
+	case "check":
+		return cmdCheck(args, stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "sitemapd %s\n", versionString())
+		return ExitOK
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "sitemapd: unknown command %q\n\n%s", cmd, usage)
+	return ExitUsage
+}
+
+// parseConfigFlag parses "-config FILE" for a subcommand.
+func parseConfigFlag(name string, args []string, stderr io.Writer) (string, bool) {
+	fs := flag.NewFlagSet("sitemapd "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", defaultConfig, "configuration `file`")
+	if err := fs.Parse(args); err != nil {
+		return "", false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sitemapd %s: unexpected argument %q\n", name, fs.Arg(0))
+		return "", false
+	}
+	return *path, true
+}
+
+func loadConfig(path string, stderr io.Writer) (*config.Config, bool) {
+	cfg, err := config.LoadFile(path)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "sitemapd: %s\n", line)
+		}
+		return nil, false
+	}
+	return cfg, true
+}
+
+func cmdCheck(args []string, stdout, stderr io.Writer) int {
+	path, ok := parseConfigFlag("check", args, stderr)
+	if !ok {
+		return ExitUsage
+	}
+	if _, ok := loadConfig(path, stderr); !ok {
+		return ExitUsage
+	}
+	fmt.Fprintf(stdout, "%s: configuration is valid\n", path)
+	return ExitOK
+}
+
+func cmdBuild(args []string, stderr io.Writer) int {
+	path, ok := parseConfigFlag("build", args, stderr)
+	if !ok {
+		return ExitUsage
+	}
+	cfg, ok := loadConfig(path, stderr)
+	if !ok {
+		return ExitUsage
+	}
+	log := newLogger(cfg.Log, stderr)
+	defer func() { _ = log.Sync() }()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	eng, err := build.New(cfg, log)
+	if err != nil {
+		log.Error("cannot start", zap.Error(err))
+		return ExitFailure
+	}
+	defer eng.Close()
+	rep, err := eng.Build(ctx)
+	if rep != nil {
+		log.Info("build finished",
+			zap.String("root", cfg.Root),
+			zap.Int("groups", rep.Groups), zap.Int("urls", rep.URLs),
+			zap.Int("sitemaps", rep.Sitemaps), zap.Int("indexes", rep.Indexes),
+			zap.Int("written", len(rep.Written)), zap.Int("unchanged", rep.Unchanged),
+			zap.Int("removed", len(rep.Removed)), zap.Float64("seconds", rep.Duration.Seconds()))
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			log.Warn("build interrupted; published files are unchanged")
+			return ExitFailure
+		}
+		for _, e := range splitErrors(err) {
+			log.Error("build problem", zap.Error(e))
+		}
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// splitErrors flattens errors.Join trees so each problem is logged alone.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, splitErrors(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// newLogger logs to w: JSON for journald and containers, console on a
+// terminal (format "auto").
+func newLogger(c config.Log, w io.Writer) *zap.Logger {
+	level, err := zapcore.ParseLevel(c.Level)
+	if err != nil {
+		level = zapcore.InfoLevel
+	}
+	format := c.Format
+	if format == "auto" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			format = "console"
+		}
+	}
+	ec := zap.NewProductionEncoderConfig()
+	ec.EncodeTime = zapcore.ISO8601TimeEncoder
+	var enc zapcore.Encoder
+	if format == "console" {
+		ec.EncodeLevel = zapcore.CapitalColorLevelEncoder
+		enc = zapcore.NewConsoleEncoder(ec)
+	} else {
+		enc = zapcore.NewJSONEncoder(ec)
+	}
+	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), level))
+}

@@ -1,0 +1,9 @@
+// Command sitemapd keeps sitemaps.org sitemaps of a web document root up to
+// date. See README.md for usage.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,483 @@
+package build
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+)
+
+// Engine builds and publishes the sitemaps of one configuration. It keeps
+// the list of sitemap files each group published, so that single groups can
+// be rebuilt (Rebuild) and the index kept in step without a full walk.
+// An Engine is not safe for concurrent use.
+type Engine struct {
+	cfg    *config.Config
+	log    *zap.Logger
+	mapper mapper
+	filter *filter
+	rules  []rule
+	outDir string
+	pub    *publish.Publisher
+
+	pubOpts  publish.Options
+	now      func() time.Time
+	progress time.Duration
+
+	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
+	indexParts int                 // index files last published
+	gz    *gzip.Writer
+	gzBuf bytes.Buffer
+}
+
+// Option adjusts an Engine.
+type Option func(*Engine)
+
+// WithClock replaces time.Now (for future-mtime checks in tests).
+func WithClock(now func() time.Time) Option { return func(e *Engine) { e.now = now } }
+
+// WithSyncMode chooses how writes are made durable (benchmarks compare).
+func WithSyncMode(m publish.SyncMode) Option {
+	return func(e *Engine) { e.pubOpts.Sync = m }
+}
+
+// WithProgress sets how often a long walk logs its progress (0: never).
+func WithProgress(d time.Duration) Option { return func(e *Engine) { e.progress = d } }
+
+// New returns an Engine for a validated configuration. A nil logger logs
+// nothing.
+func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	e := &Engine{
+		cfg: cfg, log: log.Named("build"),
+		mapper: newMapper(cfg), filter: newFilter(cfg), rules: compileRules(cfg.Pages.Rules),
+		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second,
+		parts: map[string][]string{},
+	}
+	if e.outDir == "" {
+		e.outDir = cfg.Root
+	}
+	e.pubOpts = publish.Options{Mode: cfg.Mode, Owned: owned}
+	for _, o := range opts {
+		o(e)
+	}
+	pub, err := publish.Open(e.outDir, e.pubOpts)
+	if err != nil {
+		return nil, err
+	}
+	e.pub = pub
+	return e, nil
+}
+
+// Close releases the output directory.
+func (e *Engine) Close() error { return e.pub.Close() }
+
+// owned recognises files sitemapd wrote by the marker comment near their
+// start, looking inside gzip files.
+func owned(name string, head []byte) bool {
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return false
+		}
+		buf := make([]byte, 256)
+		n, _ := io.ReadFull(zr, buf)
+		head = buf[:n]
+	}
+	return sitemap.HasMarker(head)
+}
+
+// Report summarises one build or rebuild.
+type Report struct {
+	Groups    int      // groups built
+	URLs      int      // URLs listed in the groups built
+	Sitemaps  int      // sitemap files the groups built publish
+	Indexes   int      // index files published
+	Written   []string // files created or changed (absolute paths)
+	Removed   []string // files removed (absolute paths)
+	Unchanged int      // files whose bytes were already right
+	Duration  time.Duration
+}
+
+// GroupOf returns the group that holds the pages of a directory (relative
+// to the root, slash-separated).
+func (e *Engine) GroupOf(relDir string) string {
+	if relDir == "" || relDir == "." {
+		return ""
+	}
+	segs := strings.Split(relDir, "/")
+	if len(segs) > e.cfg.Depth {
+		segs = segs[:e.cfg.Depth]
+	}
+	return strings.Join(segs, "/")
+}
+
+// Build walks the whole tree, publishes every group's sitemaps and the
+// index, and removes sitemap files that are no longer needed. Groups that
+// cannot be read or written keep their published files; their errors are
+// returned joined, after every other group has been written.
+func (e *Engine) Build(ctx context.Context) (*Report, error) {
+	start := e.now()
+	rep := &Report{}
+	var errs []error
+
+	var own, temps []string
+	if e.outDir != e.cfg.Root {
+		var err error
+		if own, temps, err = e.scanOutputs(); err != nil {
+			return nil, err
+		}
+	}
+
+	groups := make(chan *Group, 1)
+	w, err := e.newWalker(ctx, func(g *Group) { groups <- g })
+	if err != nil {
+		return nil, err
+	}
+	stopProgress := e.reportProgress(w)
+	go func() {
+		w.walk("", &Group{Dir: ""})
+		close(groups)
+	}()
+
+	batch := e.pub.Begin()
+	seen := map[string]bool{}
+	kept := map[string]bool{} // dirs of groups that failed: leave their files alone
+	for g := range groups {
+		seen[g.Dir] = true
+		own = append(own, g.own...)
+		temps = append(temps, g.temps...)
+		if err := e.publishGroup(batch, g, rep); err != nil {
+			errs = append(errs, err)
+			kept[g.Dir] = true
+		}
+	}
+	stopProgress()
+	if err := ctx.Err(); err != nil {
+		batch.Abort()
+		return nil, err
+	}
+	if err := batch.Commit(); err != nil {
+		errs = append(errs, err)
+	}
+	for dir := range e.parts {
+		if !seen[dir] {
+			delete(e.parts, dir)
+		}
+	}
+
+	if err := e.publishIndex(rep); err != nil {
+		errs = append(errs, err)
+	}
+
+	// Remove our files that no group or index claims any more.
+	want := map[string]bool{}
+	for _, ps := range e.parts {
+		for _, p := range ps {
+			want[p] = true
+		}
+	}
+	for _, p := range e.indexNames() {
+		want[p] = true
+	}
+	for _, p := range own {
+		if want[p] || kept[e.GroupOf(path.Dir(p))] {
+			continue
+		}
+		e.remove(p, rep, &errs)
+	}
+	for _, p := range temps {
+		if err := e.pub.RemoveTemp(p, start); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	rep.Duration = e.now().Sub(start)
+	return rep, errors.Join(errs...)
+}
+
+// Rebuild re-reads the given groups (as returned by GroupOf), publishes
+// them and the index, and removes the parts they no longer need. It costs
+// work in proportion to those groups, not to the site.
+func (e *Engine) Rebuild(ctx context.Context, dirs []string) (*Report, error) {
+	start := e.now()
+	rep := &Report{}
+	var errs []error
+	batch := e.pub.Begin()
+	var stale []string
+	for _, dir := range dirs {
+		g, err := e.ScanGroup(ctx, dir)
+		if err != nil {
+			batch.Abort()
+			return nil, err
+		}
+		old := e.parts[dir]
+		if err := e.publishGroup(batch, g, rep); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, p := range old {
+			if !slices.Contains(e.parts[dir], p) {
+				stale = append(stale, p)
+			}
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		errs = append(errs, err)
+	}
+	oldIndex := e.indexNames()
+	if err := e.publishIndex(rep); err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range oldIndex {
+		if !slices.Contains(e.indexNames(), p) {
+			stale = append(stale, p)
+		}
+	}
+	for _, p := range stale {
+		e.remove(p, rep, &errs)
+	}
+	rep.Duration = e.now().Sub(start)
+	return rep, errors.Join(errs...)
+}
+
+// ScanGroup reads the pages of one group. A group whose directory does not
+// exist is empty.
+func (e *Engine) ScanGroup(ctx context.Context, dir string) (*Group, error) {
+	w, err := e.newWalker(ctx, func(*Group) {})
+	if err != nil {
+		return nil, err
+	}
+	w.single = true
+	g := &Group{Dir: dir}
+	w.walk(dir, g)
+	return g, ctx.Err()
+}
+
+func (e *Engine) remove(p string, rep *Report, errs *[]error) {
+	err := e.pub.Remove(p)
+	var fe *publish.ForeignError
+	switch {
+	case errors.As(err, &fe):
+		// Named like ours but not ours, and not in our way: leave it.
+	case err != nil:
+		*errs = append(*errs, err)
+	default:
+		rep.Removed = append(rep.Removed, filepath.Join(e.outDir, p))
+	}
+}
+
+// publishGroup sorts a group's URLs, encodes its parts and stages every
+// part whose bytes changed. On error the group's previously published parts
+// stay as they are and stay listed.
+func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error {
+	if g.Err != nil {
+		if _, known := e.parts[g.Dir]; !known {
+			e.parts[g.Dir] = e.publishedParts(g.Dir)
+		}
+		return fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), g.Err)
+	}
+	urls := g.URLs
+	slices.SortFunc(urls, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
+	urls = slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
+
+	var names []string
+	err := sitemap.EncodeURLSet(urls, func(part []byte) error {
+		name := path.Join(g.Dir, e.outName(config.PartName(e.cfg.SitemapName, len(names)+1)))
+		names = append(names, name)
+		return e.put(batch, name, part, rep)
+	})
+	if err != nil {
+		return fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err)
+	}
+	if len(names) == 0 {
+		delete(e.parts, g.Dir)
+	} else {
+		e.parts[g.Dir] = names
+	}
+	rep.Groups++
+	rep.URLs += len(urls)
+	rep.Sitemaps += len(names)
+	return nil
+}
+
+func (e *Engine) groupPath(dir string) string {
+	if dir == "" {
+		return e.cfg.Root
+	}
+	return filepath.Join(e.cfg.Root, dir)
+}
+
+// publishedParts lists the parts of a group that are on disk and ours.
+func (e *Engine) publishedParts(dir string) []string {
+	var names []string
+	for n := 1; ; n++ {
+		name := path.Join(dir, e.outName(config.PartName(e.cfg.SitemapName, n)))
+		if ok, _ := e.pub.Owned(name); !ok {
+			return names
+		}
+		names = append(names, name)
+	}
+}
+
+// outName adds ".gz" when gzip is on.
+func (e *Engine) outName(name string) string {
+	if e.cfg.Gzip {
+		return name + ".gz"
+	}
+	return name
+}
+
+func (e *Engine) put(batch *publish.Batch, name string, data []byte, rep *Report) error {
+	if e.cfg.Gzip {
+		var err error
+		if data, err = e.gzip(data); err != nil {
+			return err
+		}
+	}
+	changed, err := batch.Put(name, data)
+	if err != nil {
+		return err
+	}
+	if changed {
+		rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
+	} else {
+		rep.Unchanged++
+	}
+	return nil
+}
+
+// gzip compresses deterministically: the header carries no name and no
+// time, so equal input gives equal bytes.
+func (e *Engine) gzip(data []byte) ([]byte, error) {
+	e.gzBuf.Reset()
+	if e.gz == nil {
+		e.gz, _ = gzip.NewWriterLevel(&e.gzBuf, gzip.BestSpeed)
+	} else {
+		e.gz.Reset(&e.gzBuf)
+	}
+	if _, err := e.gz.Write(data); err != nil {
+		return nil, err
+	}
+	if err := e.gz.Close(); err != nil {
+		return nil, err
+	}
+	return e.gzBuf.Bytes(), nil
+}
+
+// publishIndex writes the root index (split past 50,000 sitemaps) listing
+// every group's parts with their files' mtimes, the time their content last
+// changed. With no sitemaps at all no index is written: an empty one is
+// invalid.
+func (e *Engine) publishIndex(rep *Report) error {
+	var refs []sitemap.Ref
+	var errs []error
+	for _, names := range e.parts {
+		for _, n := range names {
+			mt, err := e.pub.ModTime(n)
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, fmt.Errorf("index: stat %s: %w", filepath.Join(e.outDir, n), err))
+				}
+				continue
+			}
+			refs = append(refs, sitemap.Ref{Loc: e.mapper.loc("/" + n), LastMod: mt.Truncate(time.Second)})
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
+	batch := e.pub.Begin()
+	n := 0
+	err := sitemap.EncodeIndex(refs, func(part []byte) error {
+		n++
+		return e.put(batch, e.outName(config.PartName(e.cfg.IndexName, n)), part, rep)
+	})
+	if err != nil {
+		batch.Abort()
+		return errors.Join(append(errs, fmt.Errorf("index not updated: %w", err))...)
+	}
+	e.indexParts = n
+	rep.Indexes = n
+	if err := batch.Commit(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// indexNames lists the index files of the last publish.
+func (e *Engine) indexNames() []string {
+	names := make([]string, e.indexParts)
+	for i := range names {
+		names[i] = e.outName(config.PartName(e.cfg.IndexName, i+1))
+	}
+	return names
+}
+
+// IndexURLs returns the URLs of the published index files.
+func (e *Engine) IndexURLs() []string {
+	var urls []string
+	for _, n := range e.indexNames() {
+		urls = append(urls, e.mapper.loc("/"+n))
+	}
+	return urls
+}
+
+// scanOutputs lists sitemapd's files in a separate output directory.
+func (e *Engine) scanOutputs() (own, temps []string, err error) {
+	err = filepath.WalkDir(e.outDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("scan output directory: %w", err)
+		}
+		rel, _ := filepath.Rel(e.outDir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir():
+			return nil
+		case publish.IsTemp(d.Name()):
+			temps = append(temps, rel)
+		case e.filter.isOutput(d.Name()):
+			own = append(own, rel)
+		}
+		return nil
+	})
+	return own, temps, err
+}
+
+// reportProgress logs the walk's progress every e.progress until stopped.
+func (e *Engine) reportProgress(w *walker) (stop func()) {
+	if e.progress <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(e.progress)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				n := w.files.Load()
+				el := time.Since(start).Seconds()
+				e.log.Info("scanning", zap.Int64("entries", n), zap.Float64("entries_per_second", float64(n)/el))
+			}
+		}
+	}()
+	return func() { close(done) }
+}

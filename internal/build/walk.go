@@ -1,0 +1,334 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+)
+
+// Group is the content of one sitemap group: the pages of one directory
+// (and, at the fold depth, of its whole subtree), as URLs sorted by Loc.
+type Group struct {
+	// Dir is the group's directory relative to the root, slash-separated;
+	// "" is the root. The group's sitemap lives in this directory.
+	Dir  string
+	URLs []sitemap.URL
+	// Err is set when part of the group could not be read; its URLs are
+	// then incomplete and must not replace a published sitemap.
+	Err error
+
+	pending atomic.Int64 // directory visits not yet finished
+	mu      sync.Mutex
+	own     []string // sitemapd outputs found in the group (rel paths)
+	temps   []string // stale temp files found in the group (rel paths)
+}
+
+func (g *Group) fail(err error) {
+	g.mu.Lock()
+	g.Err = errors.Join(g.Err, err)
+	g.mu.Unlock()
+}
+
+// dirID identifies a directory for symlink loop detection.
+type dirID struct{ dev, ino uint64 }
+
+// visit is one directory to read.
+type visit struct {
+	rel     string // relative to the root, slash-separated
+	depth   int
+	group   *Group
+	viaLink bool   // reached through a symlinked directory
+	parent  *visit // ancestors, for loop detection
+	id      dirID
+}
+
+// walker reads a subtree in parallel and hands each group to done as soon
+// as every directory of that group has been read. Directories are visited
+// depth first, so groups complete one after another and memory holds about
+// one group per worker rather than the whole tree.
+type walker struct {
+	e        *Engine
+	ctx      context.Context
+	root     string // absolute
+	realRoot string // root with symlinks resolved
+	now      time.Time
+	sem      chan struct{}
+	wg       sync.WaitGroup
+	done     func(*Group)
+	single   bool // read one group only: do not enter directories that start another
+	files    atomic.Int64 // entries seen, for progress reports
+}
+
+func (e *Engine) newWalker(ctx context.Context, done func(*Group)) (*walker, error) {
+	real, err := filepath.EvalSymlinks(e.cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("resolve document root: %w", err)
+	}
+	return &walker{
+		e: e, ctx: ctx, root: e.cfg.Root, realRoot: real, now: e.now(),
+		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		done: done,
+	}, nil
+}
+
+// walk reads the subtree at rel, which is group g's directory (or, for a
+// folded directory, a directory inside g), and waits until it is read.
+func (w *walker) walk(rel string, g *Group) {
+	depth := 0
+	if rel != "" {
+		depth = strings.Count(rel, "/") + 1
+	}
+	w.start(&visit{rel: rel, depth: depth, group: g})
+	w.wg.Wait()
+}
+
+func (w *walker) start(v *visit) {
+	v.group.pending.Add(1)
+	w.wg.Add(1)
+	select {
+	case w.sem <- struct{}{}:
+		go func() {
+			w.visit(v)
+			<-w.sem
+		}()
+	default:
+		w.visit(v)
+	}
+}
+
+func (w *walker) finish(v *visit) {
+	if v.group.pending.Add(-1) == 0 {
+		w.done(v.group)
+	}
+	w.wg.Done()
+}
+
+func (w *walker) abs(rel string) string {
+	if rel == "" {
+		return w.root
+	}
+	return w.root + "/" + rel
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func (w *walker) visit(v *visit) {
+	defer w.finish(v)
+	if err := w.ctx.Err(); err != nil {
+		v.group.fail(err)
+		return
+	}
+	dirPath := w.abs(v.rel)
+	d, err := os.Open(dirPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && v.rel != "" {
+			return // removed while we walked: nothing to list
+		}
+		v.group.fail(fmt.Errorf("read directory %s: %w", dirPath, err))
+		return
+	}
+	defer d.Close()
+	cfg := w.e.cfg
+	if cfg.Pages.FollowSymlinks {
+		var st unix.Stat_t
+		if err := unix.Fstat(int(d.Fd()), &st); err != nil {
+			v.group.fail(fmt.Errorf("stat directory %s: %w", dirPath, err))
+			return
+		}
+		v.id = dirID{dev: st.Dev, ino: st.Ino}
+		for p := v.parent; p != nil; p = p.parent {
+			if p.id == v.id {
+				w.e.log.Warn("not following symlink: it loops back to an enclosing directory",
+					zap.String("path", dirPath), zap.String("target", w.abs(p.rel)))
+				return
+			}
+		}
+	}
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		v.group.fail(fmt.Errorf("read directory %s: %w", dirPath, err))
+		return
+	}
+	w.files.Add(int64(len(entries)))
+	dfd := int(d.Fd())
+
+	f := w.e.filter
+	var urls []sitemap.URL
+	// index.html and index.htm would both be "dir/": keep the one listed
+	// first in pages.index_files.
+	indexRank, indexAt, indexName := -1, -1, ""
+	for _, ent := range entries {
+		name := ent.Name()
+		if f.ignored(name) {
+			w.noteOwn(v, name)
+			continue
+		}
+		typ := ent.Type()
+		rel := joinRel(v.rel, name)
+		var mtime time.Time
+		switch {
+		case typ.IsDir():
+			if !f.excluded("/" + rel) {
+				w.descend(v, rel, v.viaLink)
+			}
+			continue
+		case typ.IsRegular():
+			if !f.isPage(name) {
+				continue
+			}
+			var st unix.Stat_t
+			if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if !errors.Is(err, unix.ENOENT) {
+					v.group.fail(fmt.Errorf("stat %s: %w", w.abs(rel), err))
+				}
+				continue
+			}
+			mtime = time.Unix(st.Mtim.Unix())
+		case typ&fs.ModeSymlink != 0:
+			if !cfg.Pages.FollowSymlinks {
+				continue
+			}
+			st, ok := w.followLink(rel)
+			if !ok {
+				continue
+			}
+			if st.IsDir() {
+				if !f.excluded("/" + rel) {
+					w.descend(v, rel, true)
+				}
+				continue
+			}
+			if !st.Mode().IsRegular() || !f.isPage(name) {
+				continue
+			}
+			mtime = st.ModTime()
+		default:
+			continue // sockets, devices, fifos
+		}
+		u, ok := w.page(v.rel, name, rel, mtime)
+		if !ok {
+			continue
+		}
+		if rank, isIndex := w.e.mapper.indexFiles[name]; isIndex {
+			if indexAt >= 0 {
+				loser := name
+				if rank < indexRank {
+					loser = indexName
+					urls[indexAt], indexRank, indexName = u, rank, name
+				}
+				w.e.log.Warn("not listed: another index file of the same directory has the same URL",
+					zap.String("path", w.abs(joinRel(v.rel, loser))))
+				continue
+			}
+			indexRank, indexAt, indexName = rank, len(urls), name
+		}
+		urls = append(urls, u)
+	}
+	if len(urls) > 0 {
+		g := v.group
+		g.mu.Lock()
+		g.URLs = append(g.URLs, urls...)
+		g.mu.Unlock()
+	}
+}
+
+// noteOwn records sitemapd's own files met in the walk, so the engine can
+// remove stale ones.
+func (w *walker) noteOwn(v *visit, name string) {
+	if w.e.outDir != w.root {
+		return // outputs live elsewhere; the engine scans that tree itself
+	}
+	var list *[]string
+	switch {
+	case publish.IsTemp(name):
+		list = &v.group.temps
+	case w.e.filter.isOutput(name):
+		list = &v.group.own
+	default:
+		return
+	}
+	v.group.mu.Lock()
+	*list = append(*list, joinRel(v.rel, name))
+	v.group.mu.Unlock()
+}
+
+// descend starts the visit of a subdirectory, in a group of its own if it
+// is a real directory no deeper than the fold depth. Directories reached
+// through a symlink stay in the group that holds the link: a sitemap written
+// into them would land in the link's target, which may have a group of its
+// own.
+func (w *walker) descend(v *visit, rel string, viaLink bool) {
+	child := &visit{rel: rel, depth: v.depth + 1, group: v.group, viaLink: viaLink, parent: v}
+	if !viaLink && child.depth <= w.e.cfg.Depth {
+		if w.single {
+			return
+		}
+		child.group = &Group{Dir: rel}
+	}
+	w.start(child)
+}
+
+// followLink stats a symlink's target, accepting it only if it resolves
+// inside the document root.
+func (w *walker) followLink(rel string) (fs.FileInfo, bool) {
+	p := w.abs(rel)
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		w.e.log.Warn("not listed: broken symlink", zap.String("path", p), zap.Error(err))
+		return nil, false
+	}
+	if real != w.realRoot && !strings.HasPrefix(real, w.realRoot+"/") {
+		w.e.log.Warn("not listed: symlink leaves the document root", zap.String("path", p), zap.String("target", real))
+		return nil, false
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return nil, false
+	}
+	return st, true
+}
+
+// page maps one page file to its URL entry, applying excludes, rules and
+// the protocol's limits.
+func (w *walker) page(relDir, name, rel string, mtime time.Time) (sitemap.URL, bool) {
+	e := w.e
+	up := e.mapper.urlPath(relDir, name)
+	if e.filter.excluded("/"+rel) || e.filter.excluded(up) {
+		return sitemap.URL{}, false
+	}
+	loc := e.mapper.loc(up)
+	if len(loc) > sitemap.MaxLocLen {
+		e.log.Warn("not listed: URL longer than the protocol allows",
+			zap.String("path", w.abs(rel)), zap.Int("length", len(loc)), zap.Int("max", sitemap.MaxLocLen))
+		return sitemap.URL{}, false
+	}
+	u := sitemap.URL{Loc: loc, LastMod: mtime.Truncate(time.Second)}
+	if mtime.After(w.now) {
+		e.log.Warn("no lastmod: file modification time is in the future",
+			zap.String("path", w.abs(rel)), zap.Time("mtime", mtime))
+		u.LastMod = time.Time{}
+	}
+	if r := matchRule(e.rules, up); r != nil {
+		u.ChangeFreq, u.Priority = r.changefreq, r.priority
+	}
+	return u, true
+}

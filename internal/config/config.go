@@ -1,0 +1,140 @@
+// Package config loads and validates sitemapd's YAML configuration.
+//
+// Loading is strict: unknown keys, values of the wrong type and values that
+// fail validation are all errors, and every error names the file, the line
+// and the key (for example "site.yaml:7: pages.rules[0].priority: 1.5 is
+// outside 0.0–1.0"). Defaults are applied first, relative paths are resolved
+// against the directory of the config file, and all validation happens in
+// one pass (Validate), so a caller either gets a complete, usable *Config or
+// an error and nothing else.
+package config
+
+import (
+	"io/fs"
+	"time"
+)
+
+// Config is the whole of one sitemapd configuration. The YAML key names are
+// a contract with users (DESIGN.md "Configuration contract"): add keys freely,
+// rename none.
+type Config struct {
+	// Root is the document root to watch, absolute after Load.
+	Root string `yaml:"root"`
+	// BaseURL is the URL of Root. After Load it always ends in "/".
+	BaseURL string `yaml:"base_url"`
+	// OutputDir is where sitemaps are written; empty means Root. Absolute
+	// after Load. The directory layout below it mirrors Root.
+	OutputDir string `yaml:"output_dir"`
+	// Depth folds per-directory groups: a directory at depth < Depth has a
+	// group of its own pages only; a directory at depth == Depth has a group
+	// covering its whole subtree. Depth 0 is one sitemap for the whole site.
+	Depth int `yaml:"depth"`
+	// SitemapName is the file name of each group's sitemap (parts get "-2",
+	// "-3"… before the extension).
+	SitemapName string `yaml:"sitemap_name"`
+	// IndexName is the file name of the root sitemap index.
+	IndexName string `yaml:"index_name"`
+	// Gzip writes NAME.gz instead of NAME.
+	Gzip bool `yaml:"gzip"`
+	// FileMode is the permission of every file sitemapd writes, as an octal
+	// string ("0644"). It is applied explicitly, so the umask does not matter.
+	FileMode string `yaml:"file_mode"`
+
+	Pages  Pages  `yaml:"pages"`
+	Watch  Watch  `yaml:"watch"`
+	Notify Notify `yaml:"notify"`
+
+	StateDir string `yaml:"state_dir"`
+	Log      Log    `yaml:"log"`
+	Listen   string `yaml:"listen"`
+
+	// File is the path the config was loaded from (not a YAML key).
+	File string `yaml:"-"`
+	// Mode is FileMode parsed (not a YAML key).
+	Mode fs.FileMode `yaml:"-"`
+}
+
+// Pages says which files are pages and how they map to URLs.
+type Pages struct {
+	Extensions     []string `yaml:"extensions"`
+	IndexFiles     []string `yaml:"index_files"`
+	PrettyURLs     bool     `yaml:"pretty_urls"`
+	FollowSymlinks bool     `yaml:"follow_symlinks"`
+	Exclude        []string `yaml:"exclude"`
+	// IgnoreNames are base-name globs for editor, backup and temporary files
+	// that are never pages. The default list covers vim, emacs, rsync, sed -i
+	// and browser downloads; setting the key replaces it.
+	IgnoreNames []string `yaml:"ignore_names"`
+	Rules       []Rule   `yaml:"rules"`
+}
+
+// Rule sets changefreq and priority for URL paths matching a glob. Rules are
+// tried in order and the first match wins.
+type Rule struct {
+	Match      string   `yaml:"match"`
+	Priority   *float64 `yaml:"priority"`
+	ChangeFreq string   `yaml:"changefreq"`
+}
+
+// Watch tunes the daemon's file watching.
+type Watch struct {
+	Settle   time.Duration `yaml:"settle"`
+	MaxDelay time.Duration `yaml:"max_delay"`
+	Rescan   time.Duration `yaml:"rescan"`
+}
+
+// Notify configures search engine notification.
+type Notify struct {
+	Schedule  string     `yaml:"schedule"`
+	Endpoints []Endpoint `yaml:"endpoints"`
+}
+
+// Endpoint is one place to notify.
+type Endpoint struct {
+	Name string `yaml:"name"`
+	Kind string `yaml:"kind"` // "indexnow" or "ping"
+	URL  string `yaml:"url"`
+	Key  string `yaml:"key"` // IndexNow key
+}
+
+// Log configures logging.
+type Log struct {
+	Level  string `yaml:"level"`  // debug, info, warn, error
+	Format string `yaml:"format"` // auto, json, console
+}
+
+// Default returns the configuration every loaded file starts from.
+func Default() Config {
+	return Config{
+		Depth:       1,
+		SitemapName: "sitemap.xml",
+		IndexName:   "sitemap_index.xml",
+		FileMode:    "0644",
+		Pages: Pages{
+			Extensions:     []string{".html", ".htm", ".pdf"},
+			IndexFiles:     []string{"index.html", "index.htm"},
+			FollowSymlinks: true,
+			IgnoreNames:    DefaultIgnoreNames(),
+		},
+		Watch: Watch{
+			Settle:   500 * time.Millisecond,
+			MaxDelay: 5 * time.Second,
+			Rescan:   6 * time.Hour,
+		},
+		Notify: Notify{Schedule: "*/10 * * * *"},
+		Log:    Log{Level: "info", Format: "auto"},
+	}
+}
+
+// DefaultIgnoreNames lists base-name globs of editor, backup and partial
+// files (RELIABILITY.md §1.5, §6). Dotfiles are always ignored and need no
+// entry here.
+func DefaultIgnoreNames() []string {
+	return []string{
+		"*~", "*.bak", "*.old", "*.orig", "*.swp", "*.swo", "#*#",
+		"4913", "*.tmp", "*.part", "*.crdownload", "~$*",
+	}
+}
+
+// ValidChangeFreqs are the changefreq values of the sitemaps.org protocol.
+var ValidChangeFreqs = []string{"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}

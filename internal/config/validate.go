@@ -1,0 +1,281 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/robfig/cron/v3"
+)
+
+// MaxDepth bounds Depth; deeper folding has no use and only costs groups.
+const MaxDepth = 32
+
+var indexNowKeyRE = regexp.MustCompile(`^[A-Za-z0-9-]{8,128}$`)
+
+// validate checks every value, normalises the ones that have a canonical
+// form, and returns all problems found at once.
+func (c *Config) validate(lines map[string]int) error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &Error{File: c.File, Line: lines[key], Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+
+	// root
+	if c.Root == "" {
+		bad("root", "is required: the document root to watch")
+	} else {
+		c.Root = c.resolve(c.Root)
+		if st, err := os.Stat(c.Root); err != nil {
+			bad("root", "%v", err)
+		} else if !st.IsDir() {
+			bad("root", "%s is not a directory", c.Root)
+		}
+	}
+
+	// base_url
+	if c.BaseURL == "" {
+		bad("base_url", "is required: the URL the document root is served at, e.g. https://example.com/")
+	} else if u, err := url.Parse(c.BaseURL); err != nil {
+		bad("base_url", "%q is not a URL: %v", c.BaseURL, err)
+	} else if u.Scheme != "http" && u.Scheme != "https" {
+		bad("base_url", "%q must start with http:// or https://", c.BaseURL)
+	} else if u.Host == "" {
+		bad("base_url", "%q has no host", c.BaseURL)
+	} else if u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		bad("base_url", "%q must not carry user info, a query or a fragment", c.BaseURL)
+	} else {
+		u.Scheme = strings.ToLower(u.Scheme)
+		u.Host = strings.ToLower(u.Host)
+		p := u.EscapedPath()
+		if !strings.HasSuffix(p, "/") {
+			p += "/"
+		}
+		c.BaseURL = u.Scheme + "://" + u.Host + p
+	}
+
+	// output_dir
+	if c.OutputDir != "" {
+		c.OutputDir = c.resolve(c.OutputDir)
+		if st, err := os.Stat(c.OutputDir); err != nil {
+			bad("output_dir", "%v", err)
+		} else if !st.IsDir() {
+			bad("output_dir", "%s is not a directory", c.OutputDir)
+		}
+	}
+
+	if c.Depth < 0 || c.Depth > MaxDepth {
+		bad("depth", "%d is outside 0–%d", c.Depth, MaxDepth)
+	}
+
+	// output names
+	for _, k := range []struct{ key, val string }{{"sitemap_name", c.SitemapName}, {"index_name", c.IndexName}} {
+		if err := checkOutputName(k.val); err != nil {
+			bad(k.key, "%q %v", k.val, err)
+		}
+	}
+	if c.SitemapName != "" && c.IndexName != "" && (IsPartName(c.IndexName, c.SitemapName) || IsPartName(c.SitemapName, c.IndexName)) {
+		bad("index_name", "%q clashes with sitemap_name %q: the two must differ in more than a part number", c.IndexName, c.SitemapName)
+	}
+
+	if m, err := strconv.ParseUint(c.FileMode, 8, 32); err != nil || m > 0o777 {
+		bad("file_mode", "%q is not an octal permission like \"0644\"", c.FileMode)
+	} else if m&0o002 != 0 {
+		bad("file_mode", "%q makes files world-writable", c.FileMode)
+	} else if m&0o400 == 0 {
+		bad("file_mode", "%q leaves files unreadable by their owner", c.FileMode)
+	} else {
+		c.Mode = os.FileMode(m)
+	}
+
+	// pages
+	if len(c.Pages.Extensions) == 0 {
+		bad("pages.extensions", "lists no extensions, so no file would be a page")
+	}
+	for i, e := range c.Pages.Extensions {
+		if len(e) < 2 || e[0] != '.' || strings.ContainsAny(e[1:], "./") {
+			bad(fmt.Sprintf("pages.extensions[%d]", i), "%q must look like \".html\"", e)
+		}
+	}
+	for i, n := range c.Pages.IndexFiles {
+		if n == "" || strings.Contains(n, "/") || n == "." || n == ".." {
+			bad(fmt.Sprintf("pages.index_files[%d]", i), "%q must be a plain file name like \"index.html\"", n)
+		}
+	}
+	for i, g := range c.Pages.Exclude {
+		if !doublestar.ValidatePattern(NormalizeGlob(g)) {
+			bad(fmt.Sprintf("pages.exclude[%d]", i), "%q is not a valid glob", g)
+		}
+	}
+	for i, g := range c.Pages.IgnoreNames {
+		if strings.Contains(g, "/") || !doublestar.ValidatePattern(g) {
+			bad(fmt.Sprintf("pages.ignore_names[%d]", i), "%q must be a glob for a base name, without \"/\"", g)
+		}
+	}
+	for i, r := range c.Pages.Rules {
+		key := fmt.Sprintf("pages.rules[%d]", i)
+		if r.Match == "" {
+			bad(key+".match", "is required")
+		} else if !doublestar.ValidatePattern(NormalizeGlob(r.Match)) {
+			bad(key+".match", "%q is not a valid glob", r.Match)
+		}
+		if r.Priority != nil && (*r.Priority < 0 || *r.Priority > 1) {
+			bad(key+".priority", "%v is outside 0.0–1.0", *r.Priority)
+		}
+		if r.ChangeFreq != "" && !slices.Contains(ValidChangeFreqs, r.ChangeFreq) {
+			bad(key+".changefreq", "%q is not one of %s", r.ChangeFreq, strings.Join(ValidChangeFreqs, ", "))
+		}
+	}
+
+	// watch
+	if c.Watch.Settle <= 0 {
+		bad("watch.settle", "%v must be positive", c.Watch.Settle)
+	}
+	if c.Watch.MaxDelay < c.Watch.Settle {
+		bad("watch.max_delay", "%v must be at least watch.settle (%v)", c.Watch.MaxDelay, c.Watch.Settle)
+	}
+	if c.Watch.Rescan < 0 {
+		bad("watch.rescan", "%v must not be negative (0 disables)", c.Watch.Rescan)
+	}
+
+	// notify
+	if err := checkSchedule(c.Notify.Schedule); err != nil {
+		bad("notify.schedule", "%q: %v", c.Notify.Schedule, err)
+	}
+	names := map[string]bool{}
+	for i, ep := range c.Notify.Endpoints {
+		key := fmt.Sprintf("notify.endpoints[%d]", i)
+		if ep.Name == "" {
+			bad(key+".name", "is required")
+		} else if names[ep.Name] {
+			bad(key+".name", "%q is used by another endpoint", ep.Name)
+		}
+		names[ep.Name] = true
+		if u, err := url.Parse(ep.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad(key+".url", "%q must be an http:// or https:// URL", ep.URL)
+		}
+		switch ep.Kind {
+		case "indexnow":
+			if !indexNowKeyRE.MatchString(ep.Key) {
+				bad(key+".key", "IndexNow keys are 8–128 characters of a-z, A-Z, 0-9 and '-'")
+			}
+		case "ping":
+			if !strings.Contains(ep.URL, "{sitemap}") {
+				bad(key+".url", "%q has no {sitemap} placeholder for the index URL", ep.URL)
+			}
+			if ep.Key != "" {
+				bad(key+".key", "is only used by indexnow endpoints")
+			}
+		default:
+			bad(key+".kind", "%q is not one of indexnow, ping", ep.Kind)
+		}
+	}
+
+	if c.StateDir != "" {
+		c.StateDir = c.resolve(c.StateDir)
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
+		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	if !slices.Contains([]string{"auto", "json", "console"}, c.Log.Format) {
+		bad("log.format", "%q is not one of auto, json, console", c.Log.Format)
+	}
+	if c.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			bad("listen", "%q must be host:port, e.g. 127.0.0.1:9477", c.Listen)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkOutputName accepts plain, visible .xml file names.
+func checkOutputName(n string) error {
+	switch {
+	case n == "" || strings.ContainsAny(n, "/\x00"):
+		return errors.New("must be a plain file name")
+	case n[0] == '.':
+		return errors.New("must not start with '.' (dotfiles are hidden from sitemaps and often denied by the web server)")
+	case path.Ext(n) != ".xml" || len(n) == len(".xml"):
+		return errors.New("must end in .xml")
+	}
+	return nil
+}
+
+// PartName is the file name of part n (1-based) of a sitemap or index
+// called name: part 1 is name itself, part n is "stem-n.xml". Names are
+// stable, so a group that grows a part keeps the names of the parts it had.
+func PartName(name string, n int) string {
+	if n <= 1 {
+		return name
+	}
+	ext := path.Ext(name)
+	return strings.TrimSuffix(name, ext) + "-" + strconv.Itoa(n) + ext
+}
+
+// IsPartName reports whether file is some part of name (ignoring a ".gz"
+// suffix), that is name itself or "stem-N.xml" for N >= 2.
+func IsPartName(file, name string) bool {
+	file = strings.TrimSuffix(file, ".gz")
+	if file == name {
+		return true
+	}
+	ext := path.Ext(name)
+	stem := strings.TrimSuffix(name, ext) + "-"
+	if !strings.HasPrefix(file, stem) || !strings.HasSuffix(file, ext) {
+		return false
+	}
+	num := file[len(stem) : len(file)-len(ext)]
+	n, err := strconv.Atoi(num)
+	return err == nil && n >= 2 && strconv.Itoa(n) == num
+}
+
+// NormalizeGlob anchors a user glob: patterns starting with "/" match from
+// the site root, others match at any depth ("*.pdf" means "**/*.pdf").
+func NormalizeGlob(g string) string {
+	if strings.HasPrefix(g, "/") {
+		return g
+	}
+	return "/**/" + strings.TrimPrefix(g, "**/")
+}
+
+// checkSchedule parses a robfig/cron spec without letting the library's
+// panics (v3.0.1 panics on "TZ=" and friends) or its silent rounding of
+// sub-second @every intervals reach the daemon.
+func checkSchedule(spec string) (err error) {
+	if strings.TrimSpace(spec) == "" {
+		return errors.New("is required")
+	}
+	if strings.HasPrefix(spec, "@every") {
+		d, perr := parseEvery(spec)
+		if perr != nil {
+			return perr
+		}
+		if d < time.Second {
+			return fmt.Errorf("interval %v is shorter than one second", d)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("not a valid cron spec")
+		}
+	}()
+	_, err = cron.ParseStandard(spec)
+	return err
+}
+
+func parseEvery(spec string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(spec, "@every")))
+	if err != nil {
+		return 0, fmt.Errorf("bad @every interval: %v", err)
+	}
+	return d, nil
+}

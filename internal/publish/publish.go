@@ -1,0 +1,358 @@
+// Package publish writes files atomically into one directory tree, for
+// readers (nginx, crawlers) that may open them at any moment.
+//
+// A file is replaced by writing a temporary file in the same directory,
+// setting its mode explicitly (so the umask never leaves it unreadable),
+// making it durable and renaming it over the target, then syncing the
+// directory. A reader sees the old bytes or the new ones, never a mix.
+// Writes are grouped in a Batch so that making many files durable costs two
+// filesystem-wide syncs instead of one fsync per file. Identical bytes are
+// never rewritten, so a file's mtime is the time its content last changed.
+//
+// The publisher never replaces or removes a file it did not write: an
+// existing target must pass the Owned check (for sitemaps, a marker comment
+// in the file) or the operation fails with a *ForeignError naming the file.
+// All paths are relative to the directory given to Open and are resolved
+// through os.Root, so a symlink cannot make a write land outside it.
+package publish
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Temporary files are hidden (a leading dot keeps them out of sitemaps and,
+// with the usual nginx rule, out of reach) and carry a fixed prefix and
+// suffix so that stale ones left by a crash can be recognised and removed.
+const (
+	TempPrefix = ".sitemapd-"
+	TempSuffix = ".tmp"
+)
+
+// IsTemp reports whether a base name is one of the publisher's temp files.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, TempPrefix) && strings.HasSuffix(name, TempSuffix)
+}
+
+// SyncMode chooses how a Batch makes its files durable.
+type SyncMode int
+
+const (
+	// SyncBatch flushes the whole filesystem once before the renames
+	// (syncfs) and once after them, whatever the number of files.
+	SyncBatch SyncMode = iota
+	// SyncPerFile fsyncs every temp file before its rename and every
+	// directory after; the textbook recipe, kept for comparison.
+	SyncPerFile
+)
+
+// Options configure a Publisher.
+type Options struct {
+	// Mode is the permission of every file written.
+	Mode fs.FileMode
+	// Owned reports whether an existing file, whose first bytes are head,
+	// was written by us. Nil means every regular file is ours.
+	Owned func(name string, head []byte) bool
+	// HeadSize is how many leading bytes Owned is shown (default 512).
+	HeadSize int
+	Sync     SyncMode
+}
+
+// ForeignError reports a file the publisher refused to replace or remove.
+type ForeignError struct {
+	Path string
+	Why  string
+}
+
+func (e *ForeignError) Error() string {
+	return fmt.Sprintf("refusing to replace %s: %s; move it away or change the output name", e.Path, e.Why)
+}
+
+// Publisher writes files below one directory.
+type Publisher struct {
+	dir  string
+	root *os.Root
+	opts Options
+}
+
+// Open returns a Publisher for dir, which must exist.
+func Open(dir string, opts Options) (*Publisher, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open output directory: %w", err)
+	}
+	if opts.HeadSize <= 0 {
+		opts.HeadSize = 512
+	}
+	if opts.Mode == 0 {
+		opts.Mode = 0o644
+	}
+	return &Publisher{dir: dir, root: r, opts: opts}, nil
+}
+
+// Close releases the directory handle.
+func (p *Publisher) Close() error { return p.root.Close() }
+
+// Dir is the directory the publisher writes below.
+func (p *Publisher) Dir() string { return p.dir }
+
+func (p *Publisher) abs(name string) string { return path.Join(p.dir, name) }
+
+// ModTime returns the modification time of an existing file.
+func (p *Publisher) ModTime(name string) (time.Time, error) {
+	st, err := p.root.Lstat(name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return st.ModTime(), nil
+}
+
+// check inspects an existing target: it reports whether its bytes equal
+// data, and fails with a *ForeignError if it is not ours. A missing target
+// gives (false, nil).
+func (p *Publisher) check(name string, data []byte) (same bool, err error) {
+	st, err := p.root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("inspect %s: %w", p.abs(name), err)
+	}
+	if !st.Mode().IsRegular() {
+		return false, &ForeignError{Path: p.abs(name), Why: "it is a " + kind(st.Mode()) + ", not a file sitemapd wrote"}
+	}
+	f, err := p.root.Open(name)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", p.abs(name), err)
+	}
+	defer f.Close()
+	head := make([]byte, p.opts.HeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, fmt.Errorf("read %s: %w", p.abs(name), err)
+	}
+	head = head[:n]
+	if p.opts.Owned != nil && !p.opts.Owned(name, head) {
+		return false, &ForeignError{Path: p.abs(name), Why: "it was not written by sitemapd (no generator marker)"}
+	}
+	if data == nil || st.Size() != int64(len(data)) || !bytes.Equal(head, data[:n]) {
+		return false, nil
+	}
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", p.abs(name), err)
+	}
+	return bytes.Equal(rest, data[n:]), nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsDir():
+		return "directory"
+	default:
+		return "special file"
+	}
+}
+
+// Owned reports whether name exists and is a file we wrote.
+func (p *Publisher) Owned(name string) (bool, error) {
+	if _, err := p.root.Lstat(name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	_, err := p.check(name, nil)
+	var fe *ForeignError
+	if errors.As(err, &fe) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Remove deletes a file we wrote. A missing file is not an error; a
+// foreign one is a *ForeignError and stays.
+func (p *Publisher) Remove(name string) error {
+	if _, err := p.check(name, nil); err != nil {
+		return err
+	}
+	if err := p.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", p.abs(name), err)
+	}
+	return p.syncDir(path.Dir(name))
+}
+
+// RemoveTemp deletes a leftover temp file (see IsTemp) older than before.
+func (p *Publisher) RemoveTemp(name string, before time.Time) error {
+	if !IsTemp(path.Base(name)) {
+		return fmt.Errorf("remove %s: not a sitemapd temp file", p.abs(name))
+	}
+	st, err := p.root.Lstat(name)
+	if err != nil || !st.Mode().IsRegular() || !st.ModTime().Before(before) {
+		return nil
+	}
+	if err := p.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove stale temp file %s: %w", p.abs(name), err)
+	}
+	return nil
+}
+
+func (p *Publisher) syncDir(dir string) error {
+	d, err := p.root.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", p.abs(dir), err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", p.abs(dir), err)
+	}
+	return nil
+}
+
+// Batch collects writes that become visible together at Commit.
+// A Batch is not safe for concurrent use.
+type Batch struct {
+	p      *Publisher
+	staged []staged
+}
+
+type staged struct{ tmp, name string }
+
+// Begin starts a batch.
+func (p *Publisher) Begin() *Batch { return &Batch{p: p} }
+
+// Put stages data to replace name at Commit. It returns false, staging
+// nothing, when name already holds exactly data. Missing parent directories
+// are created. A foreign file at name is a *ForeignError.
+func (b *Batch) Put(name string, data []byte) (changed bool, err error) {
+	p := b.p
+	same, err := p.check(name, data)
+	if err != nil || same {
+		return false, err
+	}
+	dir := path.Dir(name)
+	if dir != "." {
+		if err := p.root.MkdirAll(dir, 0o755); err != nil {
+			return false, fmt.Errorf("create directory %s: %w", p.abs(dir), err)
+		}
+	}
+	tmp, err := p.writeTemp(dir, data)
+	if err != nil {
+		return false, err
+	}
+	b.staged = append(b.staged, staged{tmp: tmp, name: name})
+	return true, nil
+}
+
+func (p *Publisher) writeTemp(dir string, data []byte) (string, error) {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path.Join(dir, TempPrefix+hex.EncodeToString(rnd[:])+TempSuffix)
+	f, err := p.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, p.opts.Mode)
+	if err != nil {
+		return "", fmt.Errorf("create temp file in %s: %w", p.abs(dir), err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		// Explicit chmod: the create mode was filtered by the umask.
+		err = f.Chmod(p.opts.Mode)
+	}
+	if err == nil && p.opts.Sync == SyncPerFile {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = p.root.Remove(tmp)
+		return "", fmt.Errorf("write temp file %s: %w", p.abs(tmp), err)
+	}
+	return tmp, nil
+}
+
+// Len is the number of staged files.
+func (b *Batch) Len() int { return len(b.staged) }
+
+// Commit makes every staged file durable and renames it into place, then
+// syncs the directories. It renames as many files as it can and returns
+// the errors of those it could not; their temp files are removed.
+func (b *Batch) Commit() error {
+	if len(b.staged) == 0 {
+		return nil
+	}
+	p := b.p
+	defer func() { b.staged = nil }()
+	if p.opts.Sync == SyncBatch {
+		// One syncfs makes the data of every temp file durable before any
+		// rename, so a crash can never leave a renamed, empty file.
+		if err := p.syncfs(); err != nil {
+			b.Abort()
+			return err
+		}
+	}
+	var errs []error
+	dirs := map[string]bool{}
+	for _, s := range b.staged {
+		if err := p.root.Rename(s.tmp, s.name); err != nil {
+			_ = p.root.Remove(s.tmp)
+			errs = append(errs, fmt.Errorf("rename %s into place: %w", p.abs(s.name), err))
+			continue
+		}
+		dirs[path.Dir(s.name)] = true
+	}
+	// Make the renames themselves durable: one syncfs covers all the
+	// directories at once; per-file mode syncs each directory.
+	if p.opts.Sync == SyncBatch {
+		if err := p.syncfs(); err != nil {
+			errs = append(errs, err)
+		}
+	} else {
+		for d := range dirs {
+			if err := p.syncDir(d); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Abort removes every staged temp file.
+func (b *Batch) Abort() {
+	for _, s := range b.staged {
+		_ = b.p.root.Remove(s.tmp)
+	}
+	b.staged = nil
+}
+
+func (p *Publisher) syncfs() error {
+	d, err := p.root.Open(".")
+	if err != nil {
+		return fmt.Errorf("sync filesystem of %s: %w", p.dir, err)
+	}
+	defer d.Close()
+	raw, err := d.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("sync filesystem of %s: %w", p.dir, err)
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) { serr = unix.Syncfs(int(fd)) }); err != nil {
+		return fmt.Errorf("sync filesystem of %s: %w", p.dir, err)
+	}
+	if serr != nil {
+		return fmt.Errorf("sync filesystem of %s: %w", p.dir, serr)
+	}
+	return nil
+}
