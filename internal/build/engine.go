@@ -41,8 +41,8 @@ type Engine struct {
 
 	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
 	indexParts int                 // index files last published
-	gz    *gzip.Writer
-	gzBuf bytes.Buffer
+	gz         *gzip.Writer
+	gzBuf      bytes.Buffer
 }
 
 // Option adjusts an Engine.

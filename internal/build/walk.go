@@ -69,7 +69,7 @@ type walker struct {
 	sem      chan struct{}
 	wg       sync.WaitGroup
 	done     func(*Group)
-	single   bool // read one group only: do not enter directories that start another
+	single   bool         // read one group only: do not enter directories that start another
 	files    atomic.Int64 // entries seen, for progress reports
 }
 
