@@ -57,11 +57,17 @@ const (
 // with each complete part in order. The slice passed to emit is reused after
 // emit returns. No URLs, no parts: an empty <urlset> is invalid.
 func EncodeURLSet(urls []URL, emit func(part []byte) error) error {
-	s := splitter{open: urlsetOpen, close: urlsetClose, emit: emit}
-	var line []byte
+	// Size the buffer once: growing it by doubling costs more than the
+	// encoding itself.
+	size := len(urlsetOpen) + len(urlsetClose)
+	for i := range min(len(urls), MaxItems) {
+		size += len(urls[i].Loc) + 96
+	}
+	s := splitter{open: urlsetOpen, close: urlsetClose, emit: emit, buf: make([]byte, 0, min(size, MaxBytes))}
 	for i := range urls {
-		line = AppendURL(line[:0], &urls[i])
-		if err := s.add(line); err != nil {
+		mark := s.start()
+		s.buf = AppendURL(s.buf, &urls[i])
+		if err := s.end(mark); err != nil {
 			return err
 		}
 	}
@@ -71,10 +77,10 @@ func EncodeURLSet(urls []URL, emit func(part []byte) error) error {
 // EncodeIndex encodes refs as one or more <sitemapindex> documents.
 func EncodeIndex(refs []Ref, emit func(part []byte) error) error {
 	s := splitter{open: indexOpen, close: indexClose, emit: emit}
-	var line []byte
 	for i := range refs {
-		line = appendRef(line[:0], &refs[i])
-		if err := s.add(line); err != nil {
+		mark := s.start()
+		s.buf = appendRef(s.buf, &refs[i])
+		if err := s.end(mark); err != nil {
 			return err
 		}
 	}
@@ -89,16 +95,28 @@ type splitter struct {
 	n           int
 }
 
-func (s *splitter) add(line []byte) error {
-	if s.n == MaxItems || (s.n > 0 && len(s.buf)+len(line)+len(s.close) > MaxBytes) {
-		if err := s.flush(); err != nil {
-			return err
-		}
-	}
+// start opens a document if none is open and returns where the next entry
+// begins. Entries are appended straight into buf; end moves one into a new
+// document if it does not fit.
+func (s *splitter) start() int {
 	if s.n == 0 {
 		s.buf = append(s.buf[:0], s.open...)
 	}
-	s.buf = append(s.buf, line...)
+	return len(s.buf)
+}
+
+// end accounts for the entry appended at mark, first closing the current
+// document without it if it would break a limit.
+func (s *splitter) end(mark int) error {
+	if s.n == MaxItems || (s.n > 0 && len(s.buf)+len(s.close) > MaxBytes) {
+		entry := bytes.Clone(s.buf[mark:])
+		s.buf = s.buf[:mark]
+		if err := s.flush(); err != nil {
+			return err
+		}
+		s.start()
+		s.buf = append(s.buf, entry...)
+	}
 	s.n++
 	return nil
 }
