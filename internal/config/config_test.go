@@ -1,0 +1,178 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGoodConfigs(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.good.yml")
+	if len(files) == 0 {
+		t.Fatal("no testdata")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if _, err := LoadFile(f); err != nil {
+				t.Fatalf("LoadFile: %v", err)
+			}
+		})
+	}
+}
+
+func TestFullConfig(t *testing.T) {
+	c, err := LoadFile("testdata/full.good.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("testdata/site")
+	state, _ := filepath.Abs("testdata/state")
+	for _, tc := range []struct{ name, got, want string }{
+		{"root", c.Root, abs},
+		{"output_dir", c.OutputDir, abs},
+		{"state_dir", c.StateDir, state},
+		{"base_url", c.BaseURL, "https://example.com/docs/"},
+		{"sitemap_name", c.SitemapName, "map.xml"},
+		{"rule 0 changefreq", c.Pages.Rules[0].ChangeFreq, "daily"},
+		{"endpoint 1 kind", c.Notify.Endpoints[1].Kind, "ping"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+	if c.Depth != 2 || !c.Gzip || c.Mode != 0o640 || c.Watch.Settle != time.Second || c.Watch.Rescan != 0 ||
+		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 {
+		t.Errorf("decoded %+v", c)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := LoadFile("testdata/minimal.good.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "http://localhost:8080/" {
+		t.Errorf("base_url = %q, want a trailing slash added", c.BaseURL)
+	}
+	d := Default()
+	if c.Depth != d.Depth || c.SitemapName != "sitemap.xml" || c.IndexName != "sitemap_index.xml" || c.Mode != 0o644 ||
+		len(c.Pages.Extensions) != 3 || c.Watch.MaxDelay != 5*time.Second || c.Notify.Schedule != "*/10 * * * *" || c.OutputDir != "" {
+		t.Errorf("defaults not applied: %+v", c)
+	}
+}
+
+// TestBadConfigs checks that each problem is reported with file, line and key.
+func TestBadConfigs(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"unknown-key.bad.yml", []string{`unknown-key.bad.yml:4: pages.extension: unknown key (did you mean "extensions"?)`}},
+		{"wrong-type.bad.yml", []string{"wrong-type.bad.yml:3: depth: cannot unmarshal !!str `deep` into int"}},
+		{"syntax.bad.yml", []string{"syntax.bad.yml:", "invalid YAML"}},
+		{"values.bad.yml", []string{
+			"values.bad.yml:1: root: stat ",
+			"values.bad.yml:2: base_url: \"ftp://example.com/\" must start with http:// or https://",
+			"values.bad.yml:3: depth: -1 is outside 0–32",
+			"values.bad.yml:4: sitemap_name: \"sitemap.txt\" must end in .xml",
+			"values.bad.yml:5: index_name: \".index.xml\" must not start with '.'",
+			"values.bad.yml:6: file_mode: \"0666\" makes files world-writable",
+			"values.bad.yml:8: pages.extensions[0]: \"html\" must look like \".html\"",
+			"values.bad.yml:9: pages.exclude[0]: \"/drafts/[**\" is not a valid glob",
+			"values.bad.yml:12: pages.rules[0].priority: 1.5 is outside 0.0–1.0",
+			"values.bad.yml:13: pages.rules[0].changefreq: \"sometimes\" is not one of",
+			"values.bad.yml:16: watch.max_delay: 1s must be at least watch.settle (2s)",
+			"values.bad.yml:18: notify.schedule: \"TZ=UTC\": not a valid cron spec",
+			"values.bad.yml:23: notify.endpoints[0].key: IndexNow keys are 8–128 characters",
+			"values.bad.yml:24: notify.endpoints[1].name: \"in\" is used by another endpoint",
+			"values.bad.yml:26: notify.endpoints[1].url: \"https://engine.example/ping\" has no {sitemap} placeholder",
+			"values.bad.yml:27: log.level: \"loud\" is not one of",
+			"values.bad.yml:27: log.format: \"xml\" is not one of",
+			"values.bad.yml:28: listen: \"9477\" must be host:port",
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			_, err := LoadFile(filepath.Join("testdata", tc.file))
+			if err == nil {
+				t.Fatal("loaded without error")
+			}
+			msg := err.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error lacks %q; got:\n%s", w, msg)
+				}
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := LoadFile(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Errorf("err = %v, want the file named", err)
+	}
+}
+
+func TestRequiredAndEmpty(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"empty.yml":   "",
+		"list.yml":    "- a\n- b\n",
+		"nothing.yml": "depth: 1\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadFile(p)
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err = %v, want an error naming the file", name, err)
+		}
+		if name == "nothing.yml" && (!strings.Contains(err.Error(), "root: is required") || !strings.Contains(err.Error(), "base_url: is required")) {
+			t.Errorf("%s: err = %v, want root and base_url required", name, err)
+		}
+	}
+}
+
+func TestSchedules(t *testing.T) {
+	for spec, ok := range map[string]bool{
+		"*/10 * * * *":                    true,
+		"@hourly":                         true,
+		"@every 5m":                       true,
+		"CRON_TZ=Europe/Berlin 0 3 * * *": true,
+		"":                                false,
+		"TZ=":                             false,
+		"CRON_TZ=":                        false,
+		"TZ=UTC":                          false,
+		"CRON_TZ=Nowhere/Bogus 0 3 * * *": false,
+		"@every 0s":                       false,
+		"@every -5m":                      false,
+		"@every 500ms":                    false,
+		"0 0 3 * * *":                     false,
+		"61 * * * *":                      false,
+	} {
+		if err := checkSchedule(spec); (err == nil) != ok {
+			t.Errorf("checkSchedule(%q) = %v, want ok=%v", spec, err, ok)
+		}
+	}
+}
+
+func TestPartNames(t *testing.T) {
+	if got := PartName("sitemap.xml", 1); got != "sitemap.xml" {
+		t.Errorf("part 1 = %q", got)
+	}
+	if got := PartName("sitemap.xml", 12); got != "sitemap-12.xml" {
+		t.Errorf("part 12 = %q", got)
+	}
+	for file, want := range map[string]bool{
+		"sitemap.xml": true, "sitemap-2.xml": true, "sitemap-10.xml.gz": true, "sitemap.xml.gz": true,
+		"sitemap-1.xml": false, "sitemap-02.xml": false, "sitemap-x.xml": false, "sitemap-2.xml.bak": false,
+		"sitemap_index.xml": false, "mysitemap.xml": false,
+	} {
+		if got := IsPartName(file, "sitemap.xml"); got != want {
+			t.Errorf("IsPartName(%q) = %v, want %v", file, got, want)
+		}
+	}
+}
