@@ -271,14 +271,14 @@ func (e *Engine) ScanGroup(ctx context.Context, dir string) (*Group, error) {
 }
 
 func (e *Engine) remove(p string, rep *Report, errs *[]error) {
-	err := e.pub.Remove(p)
+	removed, err := e.pub.Remove(p)
 	var fe *publish.ForeignError
 	switch {
 	case errors.As(err, &fe):
 		// Named like ours but not ours, and not in our way: leave it.
 	case err != nil:
 		*errs = append(*errs, err)
-	default:
+	case removed:
 		rep.Removed = append(rep.Removed, filepath.Join(e.outDir, p))
 	}
 }

@@ -183,16 +183,22 @@ func (p *Publisher) Owned(name string) (bool, error) {
 	return err == nil, err
 }
 
-// Remove deletes a file we wrote. A missing file is not an error; a
-// foreign one is a *ForeignError and stays.
-func (p *Publisher) Remove(name string) error {
+// Remove deletes a file we wrote and reports whether there was one. A
+// missing file is not an error; a foreign one is a *ForeignError and stays.
+func (p *Publisher) Remove(name string) (bool, error) {
+	if _, err := p.root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	if _, err := p.check(name, nil); err != nil {
-		return err
+		return false, err
 	}
-	if err := p.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", p.abs(name), err)
+	if err := p.root.Remove(name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("remove %s: %w", p.abs(name), err)
 	}
-	return p.syncDir(path.Dir(name))
+	return true, p.syncDir(path.Dir(name))
 }
 
 // RemoveTemp deletes a leftover temp file (see IsTemp) older than before.

@@ -122,7 +122,7 @@ func TestRefusesForeignFiles(t *testing.T) {
 		if b.Len() != 0 {
 			t.Errorf("Put %s staged a write", name)
 		}
-		if err := p.Remove(name); !errors.As(err, &fe) {
+		if _, err := p.Remove(name); !errors.As(err, &fe) {
 			t.Errorf("Remove %s: err = %v, want a ForeignError", name, err)
 		}
 	}
@@ -139,14 +139,14 @@ func TestRemove(t *testing.T) {
 	dir := t.TempDir()
 	p := open(t, dir, Options{})
 	put(t, p, map[string]string{"s.xml": "MINE"})
-	if err := p.Remove("s.xml"); err != nil {
-		t.Fatal(err)
+	if removed, err := p.Remove("s.xml"); err != nil || !removed {
+		t.Fatalf("Remove = %v, %v", removed, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "s.xml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("file still there: %v", err)
 	}
-	if err := p.Remove("s.xml"); err != nil {
-		t.Errorf("removing a missing file: %v", err)
+	if removed, err := p.Remove("s.xml"); err != nil || removed {
+		t.Errorf("removing a missing file: %v, %v", removed, err)
 	}
 }
 

@@ -1,0 +1,271 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/publish"
+)
+
+const baseConfig = "testdata/base.yaml"
+
+// site makes a small tree and returns its root.
+func site(t *testing.T, files ...string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "root")
+	for _, f := range files {
+		mustWrite(t, filepath.Join(root, f), defaultMTime)
+	}
+	os.MkdirAll(root, 0o755)
+	return root
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func TestForeignSitemapIsNeverTouched(t *testing.T) {
+	root := site(t, "index.html", "blog/a.html", "docs/b.html")
+	hand := filepath.Join(root, "blog", "sitemap.xml")
+	os.WriteFile(hand, []byte("<urlset>written by hand</urlset>"), 0o644)
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg)
+	_, err := e.Build(context.Background())
+	var fe *publish.ForeignError
+	if !errors.As(err, &fe) || fe.Path != hand {
+		t.Fatalf("Build error = %v, want a ForeignError naming %s", err, hand)
+	}
+	if got := read(t, hand); got != "<urlset>written by hand</urlset>" {
+		t.Errorf("foreign sitemap changed: %q", got)
+	}
+	// Every other group and the index are written; the index does not claim
+	// the foreign file.
+	for _, p := range []string{"sitemap.xml", "docs/sitemap.xml", "sitemap_index.xml"} {
+		if !exists(filepath.Join(root, p)) {
+			t.Errorf("%s not written", p)
+		}
+	}
+	if idx := read(t, filepath.Join(root, "sitemap_index.xml")); strings.Contains(idx, "blog/") {
+		t.Errorf("index lists the foreign sitemap:\n%s", idx)
+	}
+}
+
+func TestStaleOutputsAreRemoved(t *testing.T) {
+	root := site(t, "index.html", "blog/2024/a.html", "blog/b.html", "docs/c.html")
+	cfg := loadConfig(t, baseConfig, root, "depth: 2\n")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	if !exists(filepath.Join(root, "blog/2024/sitemap.xml")) {
+		t.Fatal("depth 2 wrote no blog/2024/sitemap.xml")
+	}
+	// A foreign file with an output name, not in the way of any group.
+	foreign := filepath.Join(root, "docs/old/sitemap.xml")
+	os.MkdirAll(filepath.Dir(foreign), 0o755)
+	os.WriteFile(foreign, []byte("not ours"), 0o644)
+
+	// Fold to depth 1, empty docs/, switch to gzip.
+	os.Remove(filepath.Join(root, "docs/c.html"))
+	cfg = loadConfig(t, baseConfig, root, "depth: 1\ngzip: true\n")
+	e2, _ := newEngine(t, cfg)
+	rep := mustBuild(t, e2)
+	for _, p := range []string{"blog/2024/sitemap.xml", "docs/sitemap.xml", "sitemap.xml", "blog/sitemap.xml", "sitemap_index.xml"} {
+		if exists(filepath.Join(root, p)) {
+			t.Errorf("stale %s not removed", p)
+		}
+	}
+	for _, p := range []string{"blog/sitemap.xml.gz", "sitemap.xml.gz", "sitemap_index.xml.gz"} {
+		if !exists(filepath.Join(root, p)) {
+			t.Errorf("%s not written", p)
+		}
+	}
+	if read(t, foreign) != "not ours" {
+		t.Error("a foreign file with an output name was touched")
+	}
+	if len(rep.Removed) != 5 {
+		t.Errorf("removed %v, want 5 files", rep.Removed)
+	}
+}
+
+func TestEmptySiteWritesNoIndex(t *testing.T) {
+	root := site(t, "index.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	os.Remove(filepath.Join(root, "index.html"))
+	os.WriteFile(filepath.Join(root, "style.css"), nil, 0o644)
+	mustBuild(t, e)
+	for _, p := range []string{"sitemap.xml", "sitemap_index.xml"} {
+		if exists(filepath.Join(root, p)) {
+			t.Errorf("%s still there: an empty urlset or index is invalid", p)
+		}
+	}
+}
+
+func TestOutputDir(t *testing.T) {
+	root := site(t, "index.html", "blog/a.html")
+	out := filepath.Join(filepath.Dir(root), "out")
+	os.Mkdir(out, 0o755)
+	cfg := loadConfig(t, baseConfig, root, "output_dir: "+out+"\n")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	for _, p := range []string{"sitemap.xml", "blog/sitemap.xml", "sitemap_index.xml"} {
+		if !exists(filepath.Join(out, p)) {
+			t.Errorf("%s not in output_dir", p)
+		}
+		if exists(filepath.Join(root, p)) {
+			t.Errorf("%s written into the document root", p)
+		}
+	}
+	if idx := read(t, filepath.Join(out, "sitemap_index.xml")); !strings.Contains(idx, "<loc>https://example.com/blog/sitemap.xml</loc>") {
+		t.Errorf("index:\n%s", idx)
+	}
+	// Stale files in the output directory go too.
+	os.RemoveAll(filepath.Join(root, "blog"))
+	mustBuild(t, e)
+	if exists(filepath.Join(out, "blog/sitemap.xml")) {
+		t.Error("stale blog/sitemap.xml not removed from output_dir")
+	}
+}
+
+// TestLocLengthBoundary lists a URL of 2,047 characters and skips one of
+// 2,048 (sitemaps.org: "less than 2,048 characters").
+func TestLocLengthBoundary(t *testing.T) {
+	const base = "https://example.com/" // 20 characters
+	path := func(total int) string {
+		n := total - len(base) - len(".html")
+		var segs []string
+		for n > 200 {
+			segs = append(segs, strings.Repeat("d", 199))
+			n -= 200
+		}
+		return strings.Join(append(segs, strings.Repeat("f", n)), "/") + ".html"
+	}
+	ok, long := path(2047), path(2048)
+	root := site(t, ok, long)
+	cfg := loadConfig(t, baseConfig, root, "depth: 0\n")
+	e, logs := newEngine(t, cfg)
+	mustBuild(t, e)
+	sm := read(t, filepath.Join(root, "sitemap.xml"))
+	if !strings.Contains(sm, "<loc>"+base+ok+"</loc>") {
+		t.Error("the 2,047-character URL is missing")
+	}
+	if strings.Contains(sm, long) {
+		t.Error("the 2,048-character URL is listed")
+	}
+	if w := logs.FilterMessageSnippet("longer than").All(); len(w) != 1 || w[0].ContextMap()["path"] != filepath.Join(root, long) {
+		t.Errorf("warnings = %v, want one naming the file", w)
+	}
+}
+
+func TestFutureMTime(t *testing.T) {
+	root := site(t, "a.html")
+	future := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(filepath.Join(root, "a.html"), future, future)
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, logs := newEngine(t, cfg, WithClock(func() time.Time { return time.Date(2029, 12, 31, 0, 0, 0, 0, time.UTC) }))
+	mustBuild(t, e)
+	if sm := read(t, filepath.Join(root, "sitemap.xml")); strings.Contains(sm, "<lastmod>2030") || !strings.Contains(sm, "a.html</loc></url>") {
+		t.Errorf("future mtime listed as lastmod:\n%s", sm)
+	}
+	if logs.FilterMessageSnippet("future").Len() != 1 {
+		t.Error("no warning for the future mtime")
+	}
+}
+
+// TestRebuildEqualsFullBuild changes the tree, rebuilds only the touched
+// groups, and checks that a full build of the final tree would write
+// nothing different.
+func TestRebuildEqualsFullBuild(t *testing.T) {
+	root := site(t, "index.html", "blog/a.html", "blog/2024/b.html", "docs/c.html", "old/d.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+
+	later := defaultMTime.Add(time.Hour)
+	mustWrite(t, filepath.Join(root, "blog/2024/new.html"), later) // add in a folded dir
+	mustWrite(t, filepath.Join(root, "docs/c.html"), later)        // change
+	os.RemoveAll(filepath.Join(root, "old"))                       // a group disappears
+	mustWrite(t, filepath.Join(root, "fresh/e.html"), later)       // a group appears
+	os.Remove(filepath.Join(root, "index.html"))                   // root group changes
+
+	var dirs []string
+	for _, d := range []string{"blog/2024", "docs", "old", "fresh", ""} {
+		dirs = append(dirs, e.GroupOf(d))
+	}
+	rep, err := e.Rebuild(context.Background(), dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Written) == 0 || len(rep.Removed) == 0 {
+		t.Errorf("rebuild wrote %v, removed %v", rep.Written, rep.Removed)
+	}
+	if exists(filepath.Join(root, "old/sitemap.xml")) {
+		t.Error("sitemap of the vanished group is still there")
+	}
+	before := outputs(t, cfg, root)
+	fresh, _ := newEngine(t, cfg)
+	if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
+		t.Errorf("full build after rebuild wrote %v, removed %v", rep.Written, rep.Removed)
+	}
+	after := outputs(t, cfg, root)
+	for name, b := range before {
+		if !bytes.Equal(b, after[name]) {
+			t.Errorf("%s differs from a full build", name)
+		}
+	}
+	if len(before) != len(after) {
+		t.Errorf("%d outputs after rebuild, %d after full build", len(before), len(after))
+	}
+}
+
+func TestGroupOf(t *testing.T) {
+	for depth, want := range map[int][]string{
+		0: {"", "", "", ""},
+		1: {"", "a", "a", "a"},
+		2: {"", "a", "a/b", "a/b"},
+	} {
+		e := &Engine{cfg: &config.Config{Depth: depth}}
+		for i, d := range []string{"", "a", "a/b", "a/b/c"} {
+			if got := e.GroupOf(d); got != want[i] {
+				t.Errorf("depth %d: GroupOf(%q) = %q, want %q", depth, d, got, want[i])
+			}
+		}
+	}
+}
+
+func TestCanceledBuildPublishesNothing(t *testing.T) {
+	root := site(t, "index.html", "a/b.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Build(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if outs := outputs(t, cfg, root); len(outs) != 0 {
+		t.Errorf("canceled build published %d files", len(outs))
+	}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && publish.IsTemp(d.Name()) {
+			t.Errorf("temp file left: %s", p)
+		}
+		return nil
+	})
+}
