@@ -254,8 +254,11 @@ func (w *walker) visit(v *visit) {
 // noteOwn records sitemapd's own files met in the walk, so the engine can
 // remove stale ones.
 func (w *walker) noteOwn(v *visit, name string) {
-	if w.e.outDir != w.root {
-		return // outputs live elsewhere; the engine scans that tree itself
+	if w.e.outDir != w.root || v.viaLink {
+		// Outputs live elsewhere (the engine scans that tree itself), or
+		// this is a symlinked view of a directory whose outputs belong to
+		// whichever group walks it for real.
+		return
 	}
 	var list *[]string
 	switch {
