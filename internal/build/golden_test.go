@@ -134,7 +134,6 @@ func diffLines(want, got []byte) string {
 	return b.String()
 }
 
-
 // TestDeterministicAndIdempotent builds the hostile tree, copies it with its
 // mtimes elsewhere and builds the copy: the sitemaps must be byte-identical.
 // A second build of the same tree must rewrite nothing.
