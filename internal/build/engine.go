@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,7 @@ type Engine struct {
 	pub    *publish.Publisher
 
 	pubOpts  publish.Options
+	openDir  func(string) (*os.File, error) // os.Open; a seam for fault tests
 	now      func() time.Time
 	progress time.Duration
 
@@ -68,7 +70,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	e := &Engine{
 		cfg: cfg, log: log.Named("build"),
 		mapper: newMapper(cfg), filter: newFilter(cfg), rules: compileRules(cfg.Pages.Rules),
-		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second,
+		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second, openDir: os.Open,
 		parts: map[string][]string{},
 	}
 	if e.outDir == "" {

@@ -269,3 +269,42 @@ func TestCanceledBuildPublishesNothing(t *testing.T) {
 		return nil
 	})
 }
+
+// TestUnreadableGroupKeepsItsSitemap injects EACCES on one directory: the
+// build fails naming it, its published sitemap stays as it was and stays in
+// the index, and every other group is updated.
+func TestUnreadableGroupKeepsItsSitemap(t *testing.T) {
+	root := site(t, "index.html", "blog/a.html", "blog/deep/b.html", "docs/c.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	blogBefore := read(t, filepath.Join(root, "blog/sitemap.xml"))
+
+	os.Remove(filepath.Join(root, "blog/a.html"))
+	mustWrite(t, filepath.Join(root, "docs/new.html"), defaultMTime)
+	deny := filepath.Join(root, "blog/deep")
+	for _, eng := range []*Engine{e, nil} {
+		if eng == nil { // and after a restart, with no memory of the last build
+			eng, _ = newEngine(t, cfg)
+		}
+		eng.openDir = func(p string) (*os.File, error) {
+			if p == deny {
+				return nil, &os.PathError{Op: "open", Path: p, Err: os.ErrPermission}
+			}
+			return os.Open(p)
+		}
+		_, err := eng.Build(context.Background())
+		if err == nil || !strings.Contains(err.Error(), deny) || !errors.Is(err, os.ErrPermission) {
+			t.Fatalf("Build error = %v, want a permission error naming %s", err, deny)
+		}
+		if got := read(t, filepath.Join(root, "blog/sitemap.xml")); got != blogBefore {
+			t.Errorf("the unreadable group's sitemap changed:\n%s", got)
+		}
+		if !strings.Contains(read(t, filepath.Join(root, "docs/sitemap.xml")), "new.html") {
+			t.Error("the other groups were not updated")
+		}
+		if !strings.Contains(read(t, filepath.Join(root, "sitemap_index.xml")), "/blog/sitemap.xml") {
+			t.Error("the unreadable group's sitemap was dropped from the index")
+		}
+	}
+}

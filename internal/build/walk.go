@@ -138,7 +138,7 @@ func (w *walker) visit(v *visit) {
 		return
 	}
 	dirPath := w.abs(v.rel)
-	d, err := os.Open(dirPath)
+	d, err := w.e.openDir(dirPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && v.rel != "" {
 			return // removed while we walked: nothing to list
