@@ -223,7 +223,9 @@ func (e *Engine) Rebuild(ctx context.Context, dirs []string) (*Report, error) {
 	var errs []error
 	batch := e.pub.Begin()
 	var stale []string
-	for _, dir := range dirs {
+	dirs = slices.Clone(dirs)
+	slices.Sort(dirs)
+	for _, dir := range slices.Compact(dirs) {
 		g, err := e.ScanGroup(ctx, dir)
 		if err != nil {
 			batch.Abort()
