@@ -6,11 +6,14 @@ import (
 	"flag"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
@@ -33,10 +36,8 @@ func TestGolden(t *testing.T) {
 	for _, dir := range cases {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
-			os.Mkdir(root, 0o755)
 			materialize(t, filepath.Join(dir, "tree.txt"), root)
-			cfg := loadConfig(t, filepath.Join(dir, "config.yaml"), root, "")
-			e, logs := newEngine(t, cfg)
+			cfg, e, logs := caseEngine(t, dir, root)
 			mustBuild(t, e)
 
 			outs := outputs(t, cfg, root)
@@ -140,11 +141,13 @@ func diffLines(want, got []byte) string {
 func TestDeterministicAndIdempotent(t *testing.T) {
 	dir := "testdata/golden/hostile"
 	tmp := t.TempDir()
-	a := filepath.Join(tmp, "a", "root")
-	os.MkdirAll(a, 0o755)
+	a, b := filepath.Join(tmp, "a", "root"), filepath.Join(tmp, "b", "root")
 	materialize(t, filepath.Join(dir, "tree.txt"), a)
-	cfgA := loadConfig(t, filepath.Join(dir, "config.yaml"), a, "")
-	eA, _ := newEngine(t, cfgA)
+	os.MkdirAll(filepath.Dir(b), 0o755)
+	if out, err := exec.Command("cp", "-a", a, b).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v: %s", err, out)
+	}
+	cfgA, eA, _ := caseEngine(t, dir, a)
 	mustBuild(t, eA)
 	before := statAll(t, cfgA, a)
 
@@ -168,13 +171,10 @@ func TestDeterministicAndIdempotent(t *testing.T) {
 		t.Errorf("build after restart wrote %v and removed %v", rep.Written, rep.Removed)
 	}
 
-	// Another place, same tree: the sitemaps (not the index, whose lastmods
-	// are the sitemaps' own mtimes) are byte-identical.
-	b := filepath.Join(tmp, "b", "root")
-	os.MkdirAll(b, 0o755)
-	materialize(t, filepath.Join(dir, "tree.txt"), b)
-	cfgB := loadConfig(t, filepath.Join(dir, "config.yaml"), b, "")
-	eB, _ := newEngine(t, cfgB)
+	// The copy (made with cp -a before any build, so mtimes and symlinks
+	// are kept): the sitemaps, though not the index, whose lastmods are the
+	// sitemaps' own mtimes, are byte-identical.
+	cfgB, eB, _ := caseEngine(t, dir, b)
 	mustBuild(t, eB)
 	outA, outB := outputs(t, cfgA, a), outputs(t, cfgB, b)
 	if len(outA) != len(outB) {
@@ -188,6 +188,14 @@ func TestDeterministicAndIdempotent(t *testing.T) {
 			t.Errorf("%s differs between two builds of the same tree", name)
 		}
 	}
+}
+
+// caseEngine loads a golden case's config for a tree at root.
+func caseEngine(t *testing.T, dir, root string) (*config.Config, *Engine, *observer.ObservedLogs) {
+	t.Helper()
+	cfg := loadConfig(t, filepath.Join(dir, "config.yaml"), root, "")
+	e, logs := newEngine(t, cfg)
+	return cfg, e, logs
 }
 
 func statAll(t *testing.T, cfg *config.Config, dir string) map[string]os.FileInfo {

@@ -57,29 +57,26 @@ const (
 // with each complete part in order. The slice passed to emit is reused after
 // emit returns. No URLs, no parts: an empty <urlset> is invalid.
 func EncodeURLSet(urls []URL, emit func(part []byte) error) error {
-	// Size the buffer once: growing it by doubling costs more than the
-	// encoding itself.
-	size := len(urlsetOpen) + len(urlsetClose)
-	for i := range min(len(urls), MaxItems) {
-		size += len(urls[i].Loc) + 96
-	}
-	s := splitter{open: urlsetOpen, close: urlsetClose, emit: emit, buf: make([]byte, 0, min(size, MaxBytes))}
-	for i := range urls {
-		mark := s.start()
-		s.buf = AppendURL(s.buf, &urls[i])
-		if err := s.end(mark); err != nil {
-			return err
-		}
-	}
-	return s.flush()
+	return encode(urls, AppendURL, func(u *URL) string { return u.Loc }, urlsetOpen, urlsetClose, emit)
 }
 
 // EncodeIndex encodes refs as one or more <sitemapindex> documents.
 func EncodeIndex(refs []Ref, emit func(part []byte) error) error {
-	s := splitter{open: indexOpen, close: indexClose, emit: emit}
-	for i := range refs {
+	return encode(refs, appendRef, func(r *Ref) string { return r.Loc }, indexOpen, indexClose, emit)
+}
+
+func encode[T any](items []T, appendItem func([]byte, *T) []byte, loc func(*T) string, open, close string, emit func([]byte) error) error {
+	// Size the buffer once: growing it by doubling costs more than the
+	// encoding itself. An entry is its URL plus under 96 bytes of markup.
+	first := items[:min(len(items), MaxItems)]
+	size := len(open) + len(close)
+	for i := range first {
+		size += len(loc(&first[i])) + 96
+	}
+	s := splitter{open: open, close: close, emit: emit, buf: make([]byte, 0, min(size, MaxBytes))}
+	for i := range items {
 		mark := s.start()
-		s.buf = appendRef(s.buf, &refs[i])
+		s.buf = appendItem(s.buf, &items[i])
 		if err := s.end(mark); err != nil {
 			return err
 		}
