@@ -18,6 +18,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/daemon"
 )
 
 // Exit statuses (DESIGN.md "Running it").
@@ -46,6 +47,7 @@ const defaultConfig = "/etc/sitemapd/sitemapd.yaml"
 const usage = `usage: sitemapd <command> [flags]
 
 commands:
+  run      -config FILE   build, then watch the document root and keep every sitemap true
   build    -config FILE   build every sitemap and the index once, then exit
   check    -config FILE   validate a configuration file
   version                 print the version
@@ -62,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
+	case "run":
+		return cmdRun(args, stderr)
 	case "build":
 		return cmdBuild(args, stderr)
 	case "check":
@@ -155,6 +159,42 @@ func cmdBuild(args []string, stderr io.Writer) int {
 		}
 		return ExitFailure
 	}
+	return ExitOK
+}
+
+func cmdRun(args []string, stderr io.Writer) int {
+	path, ok := parseConfigFlag("run", args, stderr)
+	if !ok {
+		return ExitUsage
+	}
+	cfg, ok := loadConfig(path, stderr)
+	if !ok {
+		return ExitUsage
+	}
+	log := newLogger(cfg.Log, stderr)
+	defer func() { _ = log.Sync() }()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	reload := make(chan struct{}, 1)
+	go func() {
+		for range hup {
+			select {
+			case reload <- struct{}{}:
+			default:
+			}
+		}
+	}()
+
+	d := daemon.New(daemon.Options{ConfigPath: path, Reload: reload}, log)
+	if err := d.Run(ctx); err != nil {
+		log.Error("stopped", zap.Error(err))
+		return ExitFailure
+	}
+	log.Info("stopped")
 	return ExitOK
 }
 

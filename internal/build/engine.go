@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -41,7 +42,9 @@ type Engine struct {
 	now      func() time.Time
 	progress time.Duration
 
+	changes    bool                // compute Report.Changes
 	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
+	links      map[string][]string // group dir -> dirs its followed symlinks point into
 	indexParts int                 // index files last published
 	gz         *gzip.Writer
 	gzBuf      bytes.Buffer
@@ -58,6 +61,11 @@ func WithSyncMode(m publish.SyncMode) Option {
 	return func(e *Engine) { e.pubOpts.Sync = m }
 }
 
+// WithChanges makes every Report carry the page URLs added, changed and
+// removed, for notification. It costs reading back the sitemaps a publish
+// replaces.
+func WithChanges() Option { return func(e *Engine) { e.changes = true } }
+
 // WithProgress sets how often a long walk logs its progress (0: never).
 func WithProgress(d time.Duration) Option { return func(e *Engine) { e.progress = d } }
 
@@ -71,7 +79,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		cfg: cfg, log: log.Named("build"),
 		mapper: newMapper(cfg), filter: newFilter(cfg), rules: compileRules(cfg.Pages.Rules),
 		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second, openDir: os.Open,
-		parts: map[string][]string{},
+		parts: map[string][]string{}, links: map[string][]string{},
 	}
 	if e.outDir == "" {
 		e.outDir = cfg.Root
@@ -116,6 +124,7 @@ type Report struct {
 	Removed   []string // files removed (absolute paths)
 	Unchanged int      // files whose bytes were already right
 	Duration  time.Duration
+	Changes   Changes // page URLs added, changed, removed (WithChanges only)
 }
 
 // GroupOf returns the group that holds the pages of a directory (relative
@@ -130,6 +139,36 @@ func (e *Engine) GroupOf(relDir string) string {
 	}
 	return strings.Join(segs, "/")
 }
+
+// GroupsFor returns the groups to rebuild when the pages of the given
+// directories may have changed: their own groups, and the groups that list
+// them through a symlink.
+func (e *Engine) GroupsFor(dirs []string) []string {
+	set := map[string]bool{}
+	for _, d := range dirs {
+		set[e.GroupOf(d)] = true
+		for g, targets := range e.links {
+			for _, t := range targets {
+				if d == t || strings.HasPrefix(d, t+"/") {
+					set[g] = true
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// SkipDir reports whether a directory (relative to the root) is never
+// listed, so never needs watching: dot-directories, ignored names and
+// excluded trees.
+func (e *Engine) SkipDir(rel string) bool {
+	return e.filter.ignored(path.Base(rel)) || e.filter.excluded("/"+rel)
+}
+
+// IgnoreName reports whether a change to a file of this base name can never
+// change a sitemap: sitemapd's own outputs and temp files, dotfiles, editor
+// and backup files.
+func (e *Engine) IgnoreName(name string) bool { return e.filter.ignored(name) }
 
 // Build walks the whole tree, publishes every group's sitemaps and the
 // index, and removes sitemap files that are no longer needed. Groups that
@@ -182,6 +221,11 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	for dir := range e.parts {
 		if !seen[dir] {
 			delete(e.parts, dir)
+		}
+	}
+	for dir := range e.links {
+		if !seen[dir] {
+			delete(e.links, dir)
 		}
 	}
 
@@ -301,19 +345,36 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error
 	slices.SortFunc(urls, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
 	urls = slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
 
+	old, known := e.parts[g.Dir]
+	if !known {
+		old = e.publishedParts(g.Dir)
+	}
 	var names []string
+	changed := false
 	err := sitemap.EncodeURLSet(urls, func(part []byte) error {
 		name := path.Join(g.Dir, e.outName(config.PartName(e.cfg.SitemapName, len(names)+1)))
 		names = append(names, name)
-		return e.put(batch, name, part, rep)
+		written := len(rep.Written)
+		err := e.put(batch, name, part, rep)
+		changed = changed || len(rep.Written) > written
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err)
+	}
+	if e.changes && (changed || len(names) != len(old)) {
+		// Read back before Commit replaces the old files.
+		rep.Changes.merge(diff(e.published(old), urls))
 	}
 	if len(names) == 0 {
 		delete(e.parts, g.Dir)
 	} else {
 		e.parts[g.Dir] = names
+	}
+	if len(g.links) == 0 {
+		delete(e.links, g.Dir)
+	} else {
+		e.links[g.Dir] = slices.Compact(slices.Sorted(slices.Values(g.links)))
 	}
 	rep.Groups++
 	rep.URLs += len(urls)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -35,6 +36,7 @@ type Group struct {
 	mu      sync.Mutex
 	own     []string // sitemapd outputs found in the group (rel paths)
 	temps   []string // stale temp files found in the group (rel paths)
+	links   []string // directories (rel to the real root) that followed symlinks list pages of
 }
 
 func (g *Group) fail(err error) {
@@ -207,9 +209,18 @@ func (w *walker) visit(v *visit) {
 			if !cfg.Pages.FollowSymlinks {
 				continue
 			}
-			st, ok := w.followLink(rel)
+			st, target, ok := w.followLink(rel)
 			if !ok {
 				continue
+			}
+			if st.IsDir() || f.isPage(name) {
+				// Changes under the target must rebuild this group too.
+				if !st.IsDir() {
+					target = path.Dir(target)
+				}
+				v.group.mu.Lock()
+				v.group.links = append(v.group.links, target)
+				v.group.mu.Unlock()
 			}
 			if st.IsDir() {
 				if !f.excluded("/" + rel) {
@@ -291,23 +302,23 @@ func (w *walker) descend(v *visit, rel string, viaLink bool) {
 }
 
 // followLink stats a symlink's target, accepting it only if it resolves
-// inside the document root.
-func (w *walker) followLink(rel string) (fs.FileInfo, bool) {
+// inside the document root. target is the target's path relative to the
+// (resolved) root.
+func (w *walker) followLink(rel string) (st fs.FileInfo, target string, ok bool) {
 	p := w.abs(rel)
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		w.e.log.Warn("not listed: broken symlink", zap.String("path", p), zap.Error(err))
-		return nil, false
+		return nil, "", false
 	}
 	if real != w.realRoot && !strings.HasPrefix(real, w.realRoot+"/") {
 		w.e.log.Warn("not listed: symlink leaves the document root", zap.String("path", p), zap.String("target", real))
-		return nil, false
+		return nil, "", false
 	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return nil, false
+	if st, err = os.Stat(real); err != nil {
+		return nil, "", false
 	}
-	return st, true
+	return st, strings.TrimPrefix(strings.TrimPrefix(real, w.realRoot), "/"), true
 }
 
 // page maps one page file to its URL entry, applying excludes, rules and

@@ -59,7 +59,7 @@ func noTemps(t *testing.T, dir string) {
 }
 
 func TestPutWritesAtomicallyWithMode(t *testing.T) {
-	for _, mode := range []SyncMode{SyncBatch, SyncPerFile} {
+	for _, mode := range []SyncMode{SyncAuto, SyncBatch, SyncPerFile} {
 		t.Run(fmt.Sprint(mode), func(t *testing.T) {
 			old := syscall.Umask(0o077) // a hostile umask must not leave files unreadable
 			defer syscall.Umask(old)

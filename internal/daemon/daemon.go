@@ -1,0 +1,241 @@
+// Package daemon runs sitemapd as a long-lived service: one full build, then
+// the watcher's batches rebuilt incrementally, a periodic full rescan, and
+// configuration reloads (SIGHUP, or an edit of the file) that keep the old
+// configuration in force when the new one is invalid.
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/watch"
+)
+
+// Publish is what one publish changed, handed to the Notifier.
+type Publish struct {
+	Changes build.Changes // page URLs added, changed and removed
+	Files   []string      // sitemap and index files written or removed
+	Indexes []string      // URLs of the index files now published
+}
+
+// Notifier receives every publish that changed something. It must not
+// block: it is called from the build loop.
+type Notifier interface {
+	Published(Publish)
+}
+
+// Options configure a Daemon.
+type Options struct {
+	// ConfigPath is the file loaded at start and on every reload.
+	ConfigPath string
+	Notifier   Notifier
+	// Reload delivers reload requests (SIGHUP). Edits of the config file
+	// trigger reloads too.
+	Reload <-chan struct{}
+	// OnIdle, if set, is called after every publish, when no batch is
+	// pending (tests use it to wait without sleeping).
+	OnIdle func(build.Report)
+}
+
+// Daemon is a running sitemapd.
+type Daemon struct {
+	opts Options
+	log  *zap.Logger
+}
+
+// New returns a daemon; Run starts it.
+func New(opts Options, log *zap.Logger) *Daemon {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Daemon{opts: opts, log: log}
+}
+
+// Run loads the configuration and serves until ctx is canceled, then
+// returns nil. The initial configuration must be valid (an error is
+// returned at once); later invalid ones are logged and ignored. A publish in
+// progress when ctx is canceled is finished or abandoned without leaving
+// partial files.
+func (d *Daemon) Run(ctx context.Context) error {
+	cfg, sum, err := load(d.opts.ConfigPath)
+	if err != nil {
+		return err
+	}
+	cfgEvents, stopCfgWatch := d.watchConfig()
+	defer stopCfgWatch()
+	for {
+		next, err := d.serve(ctx, cfg, sum, cfgEvents)
+		if err != nil || next == nil {
+			return err
+		}
+		d.log.Info("configuration reloaded; rebuilding", zap.String("config", d.opts.ConfigPath))
+		cfg, sum = next, sha256.Sum256(mustRead(d.opts.ConfigPath))
+	}
+}
+
+func load(path string) (*config.Config, [32]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, [32]byte{}, fmt.Errorf("read config: %w", err)
+	}
+	cfg, err := config.Load(data, path)
+	return cfg, sha256.Sum256(data), err
+}
+
+func mustRead(path string) []byte {
+	b, _ := os.ReadFile(path)
+	return b
+}
+
+// watchConfig reports writes to the config file (editors replace it, so the
+// directory is watched). A failure only costs automatic reloads.
+func (d *Daemon) watchConfig() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	fw, err := fsnotify.NewWatcher()
+	if err == nil {
+		err = fw.Add(filepath.Dir(d.opts.ConfigPath))
+	}
+	if err != nil {
+		d.log.Warn("cannot watch the config file; reload with SIGHUP", zap.Error(err))
+		if fw != nil {
+			fw.Close()
+		}
+		return ch, func() {}
+	}
+	abs, _ := filepath.Abs(d.opts.ConfigPath)
+	go func() {
+		for {
+			select {
+			case ev, ok := <-fw.Events:
+				if !ok {
+					return
+				}
+				if p, _ := filepath.Abs(ev.Name); p == abs && !ev.Has(fsnotify.Chmod) {
+					select {
+					case ch <- struct{}{}:
+					default:
+					}
+				}
+			case _, ok := <-fw.Errors:
+				if !ok {
+					return
+				}
+			}
+		}
+	}()
+	return ch, func() { fw.Close() }
+}
+
+// serve runs one configuration until ctx is done (nil, nil) or a valid new
+// configuration is loaded (it is returned).
+func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}) (*config.Config, error) {
+	eng, err := build.New(cfg, d.log, build.WithChanges())
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+
+	// Watch before the first build, so nothing changed during it is missed.
+	w, err := watch.New(watch.Options{
+		Root: cfg.Root, Settle: cfg.Watch.Settle, MaxDelay: cfg.Watch.MaxDelay,
+		SkipDir: eng.SkipDir, Ignore: eng.IgnoreName,
+	}, d.log)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	wctx, stopWatch := context.WithCancel(ctx)
+	batches := make(chan watch.Batch)
+	watchDone := make(chan error, 1)
+	go func() { watchDone <- w.Run(wctx, batches) }()
+	defer func() { stopWatch(); <-watchDone }()
+
+	d.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
+		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
+	d.publish(eng, "initial build", func() (*build.Report, error) { return eng.Build(ctx) })
+
+	var rescan <-chan time.Time
+	if cfg.Watch.Rescan > 0 {
+		t := time.NewTicker(cfg.Watch.Rescan)
+		defer t.Stop()
+		rescan = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case err := <-watchDone:
+			return nil, fmt.Errorf("watcher stopped: %w", err)
+		case b := <-batches:
+			if b.Rescan {
+				d.publish(eng, "rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+			} else {
+				groups := eng.GroupsFor(b.Dirs)
+				d.publish(eng, "change", func() (*build.Report, error) { return eng.Rebuild(ctx, groups) })
+			}
+		case <-rescan:
+			d.publish(eng, "periodic rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+		case <-d.opts.Reload:
+			if next := d.reload(sum); next != nil {
+				return next, nil
+			}
+		case <-cfgEvents:
+			if next := d.reload(sum); next != nil {
+				return next, nil
+			}
+		}
+	}
+}
+
+// reload loads the config file again; it returns the new configuration if
+// it is valid and different, nil otherwise.
+func (d *Daemon) reload(current [32]byte) *config.Config {
+	cfg, sum, err := load(d.opts.ConfigPath)
+	switch {
+	case err != nil:
+		d.log.Error("new configuration is invalid; keeping the old one", zap.Error(err))
+		return nil
+	case bytes.Equal(sum[:], current[:]):
+		return nil
+	}
+	return cfg
+}
+
+// publish runs one build and logs and reports its outcome. Errors are
+// logged, never fatal: the daemon keeps serving what it has.
+func (d *Daemon) publish(eng *build.Engine, why string, run func() (*build.Report, error)) {
+	rep, err := run()
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	if err != nil {
+		d.log.Error("publish incomplete", zap.String("trigger", why), zap.Error(err))
+	}
+	if rep == nil {
+		return
+	}
+	c := rep.Changes
+	d.log.Info("published", zap.String("trigger", why), zap.Int("groups", rep.Groups),
+		zap.Int("added", len(c.Added)), zap.Int("changed", len(c.Changed)), zap.Int("removed", len(c.Removed)),
+		zap.Int("files_written", len(rep.Written)), zap.Int("files_removed", len(rep.Removed)),
+		zap.Float64("seconds", rep.Duration.Seconds()))
+	if d.opts.Notifier != nil && (!c.Empty() || len(rep.Written)+len(rep.Removed) > 0) {
+		d.opts.Notifier.Published(Publish{
+			Changes: c, Files: append(append([]string{}, rep.Written...), rep.Removed...), Indexes: eng.IndexURLs(),
+		})
+	}
+	if d.opts.OnIdle != nil {
+		d.opts.OnIdle(*rep)
+	}
+}

@@ -1,0 +1,395 @@
+// Package watch turns inotify events under a document root into batches of
+// dirty directories.
+//
+// fsnotify has no recursive mode on Linux, so the watcher adds one watch per
+// directory it does not skip (dot-directories and excluded trees are never
+// watched: a git checkout in .git must not cost watches or wake builds). A
+// new directory is watched first and then read, so files created in it
+// before the watch existed are still reported; a renamed or removed
+// directory drops every watch below it, so no stale path is ever reported.
+//
+// Events are hints, never truth: the consumer re-reads the directories a
+// Batch names. Events are coalesced into a set of directories that is handed
+// out after Settle of quiet, and never later than MaxDelay after its first
+// event. Whatever loses events becomes a Batch with Rescan set: a kernel
+// queue overflow, a watch that cannot be added (the inotify limits), or the
+// root itself vanishing and coming back. While watches are missing the
+// watcher polls: it asks for a rescan every PollInterval and retries them.
+//
+// Limits: changes on network filesystems made by other machines are never
+// reported by inotify; run with a short periodic rescan there.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"go.uber.org/zap"
+)
+
+// Options configure a Watcher.
+type Options struct {
+	Root     string        // absolute document root
+	Settle   time.Duration // quiet time before a batch is handed out
+	MaxDelay time.Duration // longest a change waits
+	// SkipDir reports whether a directory (slash-separated, relative to
+	// Root) is never watched nor reported.
+	SkipDir func(rel string) bool
+	// Ignore reports whether events for a base name are noise: sitemapd's
+	// own outputs and temp files, editor swap files.
+	Ignore func(name string) bool
+	// PollInterval is how often a degraded watcher (watches missing, root
+	// missing) asks for a rescan and retries. Default one minute.
+	PollInterval time.Duration
+}
+
+// Batch is a set of directories whose pages may have changed.
+type Batch struct {
+	Dirs   []string // relative to the root, slash-separated, sorted; "" is the root
+	Rescan bool     // events were lost: re-read everything
+}
+
+// source is the part of *fsnotify.Watcher the watcher uses; tests replace
+// it to inject overflows and limits.
+type source interface {
+	Add(name string) error
+	Remove(name string) error
+	Close() error
+	events() <-chan fsnotify.Event
+	errors() <-chan error
+}
+
+type fsnotifySource struct{ *fsnotify.Watcher }
+
+func (s fsnotifySource) events() <-chan fsnotify.Event { return s.Events }
+func (s fsnotifySource) errors() <-chan error          { return s.Errors }
+
+// Watcher watches one document root. Run must be called once.
+type Watcher struct {
+	opts Options
+	log  *zap.Logger
+	src  source
+
+	watched   map[string]bool // directories with a watch
+	unwatched map[string]bool // directories whose watch could not be added
+	count     atomic.Int64    // len(watched), readable from other goroutines
+	rootGone  bool
+
+	dirty   map[string]bool
+	rescan  bool
+	overflo atomic.Int64
+}
+
+// New creates a watcher and adds watches for the whole tree. Directories
+// whose watch cannot be added are logged and polled; they are no error.
+func New(opts Options, log *zap.Logger) (*Watcher, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	fw, err := fsnotify.NewBufferedWatcher(4096)
+	if err != nil {
+		return nil, fmt.Errorf("start inotify: %w%s", err, limitHint(err))
+	}
+	return newWithSource(opts, log, fsnotifySource{fw}), nil
+}
+
+func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Minute
+	}
+	if opts.SkipDir == nil {
+		opts.SkipDir = func(string) bool { return false }
+	}
+	if opts.Ignore == nil {
+		opts.Ignore = func(string) bool { return false }
+	}
+	w := &Watcher{
+		opts: opts, log: log.Named("watch"), src: src,
+		watched: map[string]bool{}, unwatched: map[string]bool{}, dirty: map[string]bool{},
+	}
+	w.addTree("", false)
+	return w
+}
+
+// Watches is the number of directories watched now.
+func (w *Watcher) Watches() int { return int(w.count.Load()) }
+
+// Overflows is the number of kernel queue overflows seen.
+func (w *Watcher) Overflows() int { return int(w.overflo.Load()) }
+
+// Degraded reports whether some directories are polled instead of watched.
+func (w *Watcher) Degraded() bool { return len(w.unwatched) > 0 || w.rootGone }
+
+// Close releases the inotify instance.
+func (w *Watcher) Close() error { return w.src.Close() }
+
+func limitHint(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return " (the inotify watch limit is reached: raise fs.inotify.max_user_watches, e.g. sysctl fs.inotify.max_user_watches=524288)"
+	case errors.Is(err, syscall.EMFILE):
+		return " (the inotify instance limit is reached: raise fs.inotify.max_user_instances)"
+	}
+	return ""
+}
+
+func (w *Watcher) abs(rel string) string {
+	if rel == "" {
+		return w.opts.Root
+	}
+	return w.opts.Root + "/" + rel
+}
+
+// rel maps an event path to a root-relative path; ok is false outside root.
+func (w *Watcher) rel(p string) (string, bool) {
+	if p == w.opts.Root {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(p, w.opts.Root+"/")
+	return r, ok
+}
+
+// addTree watches dir and every directory below it that is not skipped,
+// watch first and read second, and marks each one dirty when scan is set
+// (a directory that appeared: its files were never reported).
+func (w *Watcher) addTree(dir string, scan bool) {
+	if dir != "" && w.opts.SkipDir(dir) {
+		return
+	}
+	if !w.watched[dir] {
+		if err := w.src.Add(w.abs(dir)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				return // gone already
+			}
+			if !w.unwatched[dir] {
+				w.log.Warn("cannot watch directory; polling it instead"+limitHint(err),
+					zap.String("path", w.abs(dir)), zap.Error(err))
+			}
+			w.unwatched[dir] = true
+			w.rescan = true
+		} else {
+			w.watched[dir] = true
+			delete(w.unwatched, dir)
+			w.count.Store(int64(len(w.watched)))
+		}
+	}
+	if scan {
+		w.dirty[dir] = true
+	}
+	entries, err := os.ReadDir(w.abs(dir))
+	if err != nil {
+		return // gone, or unreadable: the build reports it
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name()[0] != '.' {
+			w.addTree(path.Join(dir, e.Name()), scan)
+		}
+	}
+}
+
+// dropTree removes the watches of dir and everything below it.
+func (w *Watcher) dropTree(dir string) {
+	for d := range w.watched {
+		if d == dir || dir == "" || strings.HasPrefix(d, dir+"/") {
+			_ = w.src.Remove(w.abs(d)) // fails when the kernel dropped it already
+			delete(w.watched, d)
+		}
+	}
+	for d := range w.unwatched {
+		if d == dir || dir == "" || strings.HasPrefix(d, dir+"/") {
+			delete(w.unwatched, d)
+		}
+	}
+	w.count.Store(int64(len(w.watched)))
+}
+
+// handle folds one event into the dirty set.
+func (w *Watcher) handle(ev fsnotify.Event) {
+	rel, ok := w.rel(ev.Name)
+	if !ok {
+		return
+	}
+	if rel == "" {
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			w.rootMissing()
+		}
+		return
+	}
+	name := path.Base(rel)
+	if ev.Op == fsnotify.Chmod || w.opts.Ignore(name) {
+		return // our own writes, and mode changes, change no page
+	}
+	parent := path.Dir(rel)
+	if parent == "." {
+		parent = ""
+	}
+	if name[0] == '.' || w.opts.SkipDir(parent) {
+		return
+	}
+	switch {
+	case ev.Has(fsnotify.Create):
+		// Decide from the disk, not the event: the path may already be gone
+		// or be something else.
+		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
+			w.addTree(rel, true)
+		}
+	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+		if w.watched[rel] || w.unwatched[rel] || w.hasBelow(rel) {
+			w.dropTree(rel)
+			w.dirty[rel] = true // its group may be gone
+		}
+	}
+	w.dirty[parent] = true
+}
+
+func (w *Watcher) hasBelow(dir string) bool {
+	for d := range w.watched {
+		if strings.HasPrefix(d, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *Watcher) rootMissing() {
+	if !w.rootGone {
+		w.log.Warn("document root vanished; keeping every sitemap and waiting for it to return",
+			zap.String("root", w.opts.Root))
+	}
+	w.rootGone = true
+	w.dropTree("")
+	clear(w.dirty)
+	w.rescan = false
+}
+
+// poll retries what degraded mode lacks: the root, and unwatched dirs.
+func (w *Watcher) poll() {
+	if w.rootGone {
+		if st, err := os.Stat(w.opts.Root); err != nil || !st.IsDir() {
+			return
+		}
+		w.log.Info("document root is back; rescanning", zap.String("root", w.opts.Root))
+		w.rootGone = false
+		w.addTree("", false)
+		w.rescan = true
+		return
+	}
+	if len(w.unwatched) > 0 {
+		dirs := make([]string, 0, len(w.unwatched))
+		for d := range w.unwatched {
+			dirs = append(dirs, d)
+		}
+		for _, d := range dirs {
+			w.addTree(d, false)
+		}
+		if len(w.unwatched) == 0 {
+			w.log.Info("every directory is watched again")
+		}
+		w.rescan = true // polling: whatever changed meanwhile was not reported
+	}
+}
+
+// clearPending forgets what was handed out.
+func (w *Watcher) clearPending() {
+	clear(w.dirty)
+	w.rescan = false
+}
+
+func (w *Watcher) pending() bool { return len(w.dirty) > 0 || w.rescan }
+
+// Run watches until ctx is done, sending batches on out. It keeps reading
+// events while a batch waits to be taken, so a slow consumer never makes
+// the kernel queue overflow. It returns nil when ctx is canceled and does
+// not close out.
+func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	var deadline <-chan time.Time // MaxDelay after the first event of a batch
+	var ready bool
+	poll := time.NewTicker(w.opts.PollInterval)
+	defer poll.Stop()
+
+	// arm starts or extends the debounce after the dirty set grew.
+	arm := func(wasPending bool) {
+		if !w.pending() {
+			return
+		}
+		if !wasPending {
+			deadline = time.After(w.opts.MaxDelay)
+		}
+		settle.Reset(w.opts.Settle)
+	}
+	if w.pending() { // New found unwatchable directories
+		arm(false)
+	}
+	for {
+		var send chan<- Batch
+		if ready && w.pending() {
+			send = out
+		}
+		var batch Batch
+		if send != nil {
+			batch = w.peek()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.src.events():
+			if !ok {
+				return errors.New("inotify event stream closed")
+			}
+			was := w.pending()
+			w.handle(ev)
+			arm(was)
+		case err, ok := <-w.src.errors():
+			if !ok {
+				return errors.New("inotify error stream closed")
+			}
+			was := w.pending()
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.overflo.Add(1)
+				w.log.Warn("inotify queue overflowed: events were lost; rescanning everything (raise fs.inotify.max_queued_events if this repeats)")
+				w.rescan = true
+			} else {
+				w.log.Warn("inotify error; rescanning everything", zap.Error(err))
+				w.rescan = true
+			}
+			arm(was)
+		case <-settle.C:
+			ready = true
+		case <-deadline:
+			ready = true
+		case <-poll.C:
+			was := w.pending()
+			w.poll()
+			arm(was)
+		case send <- batch:
+			w.clearPending()
+			ready, deadline = false, nil
+			settle.Stop()
+		}
+	}
+}
+
+// peek builds the batch of what is pending.
+func (w *Watcher) peek() Batch {
+	b := Batch{Rescan: w.rescan}
+	if !b.Rescan {
+		b.Dirs = make([]string, 0, len(w.dirty))
+		for d := range w.dirty {
+			b.Dirs = append(b.Dirs, d)
+		}
+		slices.Sort(b.Dirs)
+	}
+	return b
+}
