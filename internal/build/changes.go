@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -80,27 +81,54 @@ var xmlUnescaper = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "
 
 func unescapeXML(b []byte) string { return xmlUnescaper.Replace(string(b)) }
 
-// diff compares the URLs a group published before with its new ones.
-func diff(old map[string]string, urls []sitemap.URL) Changes {
-	var c Changes
+// page is what the daemon remembers of a listed URL, to tell what changed
+// even when the old sitemap file is gone with its directory.
+type page struct {
+	loc     string
+	lastmod string // as written in <lastmod>, "" for none
+}
+
+func pagesOf(urls []sitemap.URL) []page {
+	out := make([]page, len(urls))
 	var buf []byte
 	for i := range urls {
-		u := &urls[i]
 		buf = buf[:0]
-		if !u.LastMod.IsZero() {
-			buf = sitemap.AppendTime(buf, u.LastMod)
+		if !urls[i].LastMod.IsZero() {
+			buf = sitemap.AppendTime(buf, urls[i].LastMod)
 		}
-		prev, ok := old[u.Loc]
-		switch {
-		case !ok:
-			c.Added = append(c.Added, u.Loc)
-		case prev != string(buf):
-			c.Changed = append(c.Changed, u.Loc)
-		}
-		delete(old, u.Loc)
+		out[i] = page{loc: urls[i].Loc, lastmod: string(buf)}
 	}
-	for loc := range old {
-		c.Removed = append(c.Removed, loc)
+	return out
+}
+
+func pagesFromMap(m map[string]string) []page {
+	out := make([]page, 0, len(m))
+	for loc, lm := range m {
+		out = append(out, page{loc, lm})
+	}
+	slices.SortFunc(out, func(a, b page) int { return strings.Compare(a.loc, b.loc) })
+	return out
+}
+
+// diff compares two lists of pages sorted by loc.
+func diff(old, cur []page) Changes {
+	var c Changes
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		switch {
+		case j == len(cur) || (i < len(old) && old[i].loc < cur[j].loc):
+			c.Removed = append(c.Removed, old[i].loc)
+			i++
+		case i == len(old) || cur[j].loc < old[i].loc:
+			c.Added = append(c.Added, cur[j].loc)
+			j++
+		default:
+			if old[i].lastmod != cur[j].lastmod {
+				c.Changed = append(c.Changed, cur[j].loc)
+			}
+			i++
+			j++
+		}
 	}
 	return c
 }

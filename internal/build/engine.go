@@ -43,6 +43,7 @@ type Engine struct {
 	progress time.Duration
 
 	changes    bool                // compute Report.Changes
+	pages      map[string][]page   // group dir -> its listed pages (changes only)
 	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
 	links      map[string][]string // group dir -> dirs its followed symlinks point into
 	indexParts int                 // index files last published
@@ -79,7 +80,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		cfg: cfg, log: log.Named("build"),
 		mapper: newMapper(cfg), filter: newFilter(cfg), rules: compileRules(cfg.Pages.Rules),
 		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second, openDir: os.Open,
-		parts: map[string][]string{}, links: map[string][]string{},
+		parts: map[string][]string{}, links: map[string][]string{}, pages: map[string][]page{},
 	}
 	if e.outDir == "" {
 		e.outDir = cfg.Root
@@ -162,6 +163,9 @@ func (e *Engine) GroupsFor(dirs []string) []string {
 // listed, so never needs watching: dot-directories, ignored names and
 // excluded trees.
 func (e *Engine) SkipDir(rel string) bool {
+	if rel == "" || rel == "." {
+		return false // the root
+	}
 	return e.filter.ignored(path.Base(rel)) || e.filter.excluded("/"+rel)
 }
 
@@ -226,6 +230,12 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	for dir := range e.links {
 		if !seen[dir] {
 			delete(e.links, dir)
+		}
+	}
+	for dir, prev := range e.pages {
+		if !seen[dir] { // the group's directory is gone
+			rep.Changes.merge(diff(prev, nil))
+			delete(e.pages, dir)
 		}
 	}
 
@@ -362,9 +372,21 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error
 	if err != nil {
 		return fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err)
 	}
-	if e.changes && (changed || len(names) != len(old)) {
-		// Read back before Commit replaces the old files.
-		rep.Changes.merge(diff(e.published(old), urls))
+	if e.changes {
+		prev, ok := e.pages[g.Dir]
+		if !ok {
+			// First sight of this group (a restart): what it published
+			// before is in its files, not yet replaced (Commit comes later).
+			prev = pagesFromMap(e.published(old))
+		}
+		if changed || len(names) != len(old) || !ok {
+			cur := pagesOf(urls)
+			rep.Changes.merge(diff(prev, cur))
+			e.pages[g.Dir] = cur
+		}
+		if len(urls) == 0 {
+			delete(e.pages, g.Dir)
+		}
 	}
 	if len(names) == 0 {
 		delete(e.parts, g.Dir)

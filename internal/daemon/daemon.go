@@ -159,7 +159,12 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	batches := make(chan watch.Batch)
 	watchDone := make(chan error, 1)
 	go func() { watchDone <- w.Run(wctx, batches) }()
-	defer func() { stopWatch(); <-watchDone }()
+	defer func() {
+		stopWatch()
+		if watchDone != nil {
+			<-watchDone
+		}
+	}()
 
 	d.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
 		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
@@ -176,6 +181,10 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		case <-ctx.Done():
 			return nil, nil
 		case err := <-watchDone:
+			watchDone = nil
+			if ctx.Err() != nil {
+				return nil, nil // both were ready; shutting down
+			}
 			return nil, fmt.Errorf("watcher stopped: %w", err)
 		case b := <-batches:
 			if b.Rescan {

@@ -233,7 +233,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 	if parent == "." {
 		parent = ""
 	}
-	if name[0] == '.' || w.opts.SkipDir(parent) {
+	if name[0] == '.' || (parent != "" && w.opts.SkipDir(parent)) {
 		return
 	}
 	switch {

@@ -1,0 +1,347 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/config"
+)
+
+// harness runs a daemon on a temporary document root.
+type harness struct {
+	t       *testing.T
+	dir     string // holds root/, outside/ and the config
+	root    string
+	cfgPath string
+	cancel  context.CancelFunc
+	done    chan error
+	reload  chan struct{}
+	mu      sync.Mutex
+	pubs    []Publish
+	syncN   int
+}
+
+func (h *harness) Published(p Publish) {
+	h.mu.Lock()
+	h.pubs = append(h.pubs, p)
+	h.mu.Unlock()
+}
+
+const testConfig = `root: root
+base_url: https://example.com/
+depth: 1
+watch: {settle: 100ms, max_delay: 1s, rescan: 0s}
+`
+
+func start(t *testing.T, extra string) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml"),
+		reload: make(chan struct{}, 1)}
+	os.MkdirAll(h.root, 0o755)
+	os.MkdirAll(filepath.Join(dir, "outside"), 0o755)
+	h.write("index.html")
+	if err := os.WriteFile(h.cfgPath, []byte(testConfig+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.run()
+	return h
+}
+
+func (h *harness) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel, h.done = cancel, make(chan error, 1)
+	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, zaptest.NewLogger(h.t))
+	go func() { h.done <- d.Run(ctx) }()
+	h.t.Cleanup(h.stop)
+	h.sync()
+}
+
+func (h *harness) stop() {
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Errorf("daemon: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		h.t.Fatal("daemon did not stop within 30 s")
+	}
+	h.cancel = nil
+}
+
+func (h *harness) path(rel string) string { return filepath.Join(h.root, rel) }
+
+func (h *harness) write(rel string) {
+	h.t.Helper()
+	p := h.path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("<title>"+rel+"</title>"), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// waitFor polls cond until it holds; the bound only stops a broken test.
+func (h *harness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (h *harness) rootSitemapHas(s string) bool {
+	b, _ := os.ReadFile(h.path("sitemap.xml"))
+	return strings.Contains(string(b), s)
+}
+
+// sync waits until the daemon has handled every event so far: inotify
+// delivers in order, so once a page created now is published, and then its
+// removal, everything before it has been seen.
+func (h *harness) sync() {
+	h.t.Helper()
+	h.syncN++
+	name := fmt.Sprintf("zz-sync-%d.html", h.syncN)
+	h.write(name)
+	h.waitFor(name+" published", func() bool { return h.rootSitemapHas(name) })
+	os.Remove(h.path(name))
+	h.waitFor(name+" unpublished", func() bool { return !h.rootSitemapHas(name) })
+}
+
+// checkOracle stops the daemon and checks the invariant: a fresh full build
+// of the final tree changes nothing on disk.
+func (h *harness) checkOracle() {
+	h.t.Helper()
+	h.stop()
+	cfg, err := config.LoadFile(h.cfgPath)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	e, err := build.New(cfg, nil, build.WithProgress(0))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer e.Close()
+	rep, err := e.Build(context.Background())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if len(rep.Written) != 0 || len(rep.Removed) != 0 {
+		h.t.Errorf("the daemon's output differs from a full build: it would write %v and remove %v", rep.Written, rep.Removed)
+	}
+}
+
+func TestAddChangeRemove(t *testing.T) {
+	h := start(t, "")
+	h.write("blog/post.html")
+	h.waitFor("blog sitemap", func() bool {
+		b, _ := os.ReadFile(h.path("blog/sitemap.xml"))
+		return strings.Contains(string(b), "https://example.com/blog/post.html")
+	})
+	os.RemoveAll(h.path("blog"))
+	h.waitFor("blog sitemap removed", func() bool { _, err := os.Stat(h.path("blog/sitemap.xml")); return err != nil })
+	h.sync()
+	h.mu.Lock()
+	var added, removed []string
+	for _, p := range h.pubs {
+		added = append(added, p.Changes.Added...)
+		removed = append(removed, p.Changes.Removed...)
+	}
+	h.mu.Unlock()
+	if !contains(added, "https://example.com/blog/post.html") || !contains(removed, "https://example.com/blog/post.html") {
+		t.Errorf("notifier saw added %v, removed %v", added, removed)
+	}
+	h.checkOracle()
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRenamedDirectory follows RELIABILITY.md §7 A7: after mv d e, files
+// written under e are listed and nothing under d is.
+func TestRenamedDirectory(t *testing.T) {
+	h := start(t, "")
+	h.write("d/sub/x.html")
+	h.sync()
+	if err := os.Rename(h.path("d"), h.path("e")); err != nil {
+		t.Fatal(err)
+	}
+	h.write("e/sub/y.html")
+	h.write("e/top.html")
+	h.sync()
+	b, _ := os.ReadFile(h.path("e/sitemap.xml"))
+	for _, want := range []string{"/e/sub/x.html", "/e/sub/y.html", "/e/top.html"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("e/sitemap.xml lacks %s:\n%s", want, b)
+		}
+	}
+	if _, err := os.Stat(h.path("d/sitemap.xml")); err == nil {
+		t.Error("d/sitemap.xml still exists")
+	}
+	h.checkOracle()
+}
+
+// TestInvalidReloadKeepsOldConfig writes a broken config and sends SIGHUP's
+// stand-in: the daemon keeps running on the old config; a valid edit is
+// then applied.
+func TestReload(t *testing.T) {
+	h := start(t, "")
+	h.write("a/p.html")
+	h.sync()
+	os.WriteFile(h.cfgPath, []byte(testConfig+"depht: 2\n"), 0o644)
+	h.reload <- struct{}{}
+	h.write("a/q.html")
+	h.sync() // still serving
+	if b, _ := os.ReadFile(h.path("a/sitemap.xml")); !strings.Contains(string(b), "q.html") {
+		t.Errorf("daemon stopped serving after an invalid reload:\n%s", b)
+	}
+	os.WriteFile(h.cfgPath, []byte(strings.Replace(testConfig, "https://example.com/", "https://other.example/", 1)), 0o644)
+	h.reload <- struct{}{}
+	h.waitFor("new base URL", func() bool { return h.rootSitemapHas("https://other.example/") })
+	h.checkOracle()
+}
+
+// TestModel runs random sequences of the operations a real server sees and
+// checks, once the daemon is idle, that its files equal a fresh full build.
+func TestModel(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 4, 5}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			h := start(t, "")
+			m := &model{h: h, r: rand.New(rand.NewPCG(seed, seed))}
+			for i := range 60 {
+				m.step(i)
+				if i%20 == 19 {
+					h.sync()
+				}
+			}
+			h.sync()
+			h.checkOracle()
+		})
+	}
+}
+
+type model struct {
+	h *harness
+	r *rand.Rand
+	n int
+}
+
+var dirs = []string{"", "a", "a/b", "a/b/c", "blog", "blog/2024", "docs", "x y", "caf\u00e9"}
+
+func (m *model) dir() string {
+	d := dirs[m.r.IntN(len(dirs))]
+	return d
+}
+
+func (m *model) name() string {
+	m.n++
+	return fmt.Sprintf("p%d.html", m.n)
+}
+
+// existing returns a random page or directory below the root, or "".
+func (m *model) existing(wantDir bool) string {
+	var found []string
+	filepath.WalkDir(m.h.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == m.h.root {
+			return nil
+		}
+		rel, _ := filepath.Rel(m.h.root, p)
+		if d.IsDir() == wantDir && !strings.Contains(d.Name(), "sitemap") {
+			found = append(found, rel)
+		}
+		return nil
+	})
+	if len(found) == 0 {
+		return ""
+	}
+	return found[m.r.IntN(len(found))]
+}
+
+func (m *model) step(i int) {
+	h, r := m.h, m.r
+	switch op := r.IntN(11); op {
+	case 0, 1: // create
+		h.write(filepath.Join(m.dir(), m.name()))
+	case 2: // write again with a new mtime
+		if f := m.existing(false); f != "" {
+			h.write(f)
+			mt := time.Now().Add(time.Duration(r.IntN(1000)) * time.Second)
+			os.Chtimes(h.path(f), mt, mt)
+		}
+	case 3: // delete
+		if f := m.existing(false); f != "" {
+			os.Remove(h.path(f))
+		}
+	case 4: // rename a file, maybe across directories
+		if f := m.existing(false); f != "" {
+			to := filepath.Join(m.dir(), m.name())
+			os.MkdirAll(filepath.Dir(h.path(to)), 0o755)
+			os.Rename(h.path(f), h.path(to))
+		}
+	case 5: // rename a directory
+		if d := m.existing(true); d != "" {
+			os.Rename(h.path(d), h.path(filepath.Join(filepath.Dir(d), fmt.Sprintf("moved%d", i))))
+		}
+	case 6: // move a pre-populated tree in from outside
+		src := filepath.Join(h.dir, "outside", fmt.Sprintf("tree%d", i))
+		for _, f := range []string{"t/a.html", "t/u/b.html", "t/u/v/c.html"} {
+			p := filepath.Join(src, f)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte("x"), 0o644)
+		}
+		os.Rename(src, h.path(filepath.Join(m.dir(), fmt.Sprintf("in%d", i))))
+	case 7: // move a tree out
+		if d := m.existing(true); d != "" {
+			os.Rename(h.path(d), filepath.Join(h.dir, "outside", fmt.Sprintf("out%d", i)))
+		}
+	case 8: // mkdir -p and write at once
+		d := filepath.Join(m.dir(), fmt.Sprintf("new%d/deep/er", i))
+		h.write(filepath.Join(d, "a.html"))
+		h.write(filepath.Join(filepath.Dir(d), "b.html"))
+	case 9: // a vim save (backupcopy=no)
+		if f := m.existing(false); f != "" {
+			p := h.path(f)
+			probe := filepath.Join(filepath.Dir(p), "4913")
+			os.WriteFile(probe, nil, 0o644)
+			os.Remove(probe)
+			os.WriteFile(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".swp"), []byte("swap"), 0o644)
+			os.Rename(p, p+"~")
+			os.WriteFile(p, []byte("saved"), 0o644)
+			os.Remove(p + "~")
+			os.Remove(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".swp"))
+		}
+	case 10: // a burst of files
+		d := filepath.Join(m.dir(), fmt.Sprintf("burst%d", i))
+		for j := range 300 {
+			h.write(filepath.Join(d, fmt.Sprintf("f%d.html", j)))
+		}
+	}
+}
