@@ -83,6 +83,7 @@ type Watcher struct {
 	watched   map[string]bool // directories with a watch
 	unwatched map[string]bool // directories whose watch could not be added
 	count     atomic.Int64    // len(watched), readable from other goroutines
+	degraded  atomic.Bool     // unwatched or rootGone, readable from other goroutines
 	rootGone  bool
 
 	dirty   map[string]bool
@@ -128,7 +129,13 @@ func (w *Watcher) Watches() int { return int(w.count.Load()) }
 func (w *Watcher) Overflows() int { return int(w.overflo.Load()) }
 
 // Degraded reports whether some directories are polled instead of watched.
-func (w *Watcher) Degraded() bool { return len(w.unwatched) > 0 || w.rootGone }
+func (w *Watcher) Degraded() bool { return w.degraded.Load() }
+
+// noteState publishes the counters other goroutines read.
+func (w *Watcher) noteState() {
+	w.count.Store(int64(len(w.watched)))
+	w.degraded.Store(len(w.unwatched) > 0 || w.rootGone)
+}
 
 // Close releases the inotify instance.
 func (w *Watcher) Close() error { return w.src.Close() }
@@ -180,8 +187,8 @@ func (w *Watcher) addTree(dir string, scan bool) {
 		} else {
 			w.watched[dir] = true
 			delete(w.unwatched, dir)
-			w.count.Store(int64(len(w.watched)))
 		}
+		w.noteState()
 	}
 	if scan {
 		w.dirty[dir] = true
@@ -210,7 +217,7 @@ func (w *Watcher) dropTree(dir string) {
 			delete(w.unwatched, d)
 		}
 	}
-	w.count.Store(int64(len(w.watched)))
+	w.noteState()
 }
 
 // handle folds one event into the dirty set.
@@ -267,7 +274,7 @@ func (w *Watcher) rootMissing() {
 			zap.String("root", w.opts.Root))
 	}
 	w.rootGone = true
-	w.dropTree("")
+	w.dropTree("") // also notes the state
 	clear(w.dirty)
 	w.rescan = false
 }
@@ -280,7 +287,7 @@ func (w *Watcher) poll() {
 		}
 		w.log.Info("document root is back; rescanning", zap.String("root", w.opts.Root))
 		w.rootGone = false
-		w.addTree("", false)
+		w.addTree("", false) // also notes the state
 		w.rescan = true
 		return
 	}

@@ -1,0 +1,316 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// fakeSource stands in for inotify where a test needs to inject what the
+// kernel does rarely: overflows, watch limits.
+type fakeSource struct {
+	ev      chan fsnotify.Event
+	errs    chan error
+	mu      sync.Mutex
+	added   map[string]bool
+	failAdd func(string) error
+}
+
+func newFake() *fakeSource {
+	return &fakeSource{ev: make(chan fsnotify.Event), errs: make(chan error), added: map[string]bool{}}
+}
+
+func (f *fakeSource) Add(p string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failAdd != nil {
+		if err := f.failAdd(p); err != nil {
+			return err
+		}
+	}
+	f.added[p] = true
+	return nil
+}
+
+func (f *fakeSource) Remove(p string) error {
+	f.mu.Lock()
+	delete(f.added, p)
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeSource) Close() error                  { return nil }
+func (f *fakeSource) events() <-chan fsnotify.Event { return f.ev }
+func (f *fakeSource) errors() <-chan error          { return f.errs }
+
+func tree(t *testing.T, dirs ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func opts(root string) Options {
+	return Options{
+		Root: root, Settle: 100 * time.Millisecond, MaxDelay: time.Second, PollInterval: time.Minute,
+		SkipDir: func(rel string) bool { return strings.HasPrefix(filepath.Base(rel), ".") },
+		Ignore:  func(name string) bool { return strings.HasPrefix(name, "sitemap") },
+	}
+}
+
+// run starts w in the test's bubble and returns its batches.
+func run(t *testing.T, w *Watcher) (<-chan Batch, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan Batch)
+	done := make(chan struct{})
+	go func() { w.Run(ctx, out); close(done) }()
+	return out, func() { cancel(); <-done }
+}
+
+func TestDebounceSettleAndMaxDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := tree(t, "a", "b")
+		src := newFake()
+		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
+		out, stop := run(t, w)
+		defer stop()
+
+		// Three events 50 ms apart: one batch, Settle after the last.
+		start := time.Now()
+		for _, d := range []string{"a", "b", "a"} {
+			src.ev <- fsnotify.Event{Name: filepath.Join(root, d, "x.html"), Op: fsnotify.Write}
+			time.Sleep(50 * time.Millisecond)
+		}
+		b := <-out
+		if got := time.Since(start); got != 200*time.Millisecond {
+			t.Errorf("batch after %v, want 200ms (last event + settle)", got)
+		}
+		if !slices.Equal(b.Dirs, []string{"a", "b"}) || b.Rescan {
+			t.Errorf("batch = %+v", b)
+		}
+
+		// An event every 50 ms without end: batches still come every
+		// MaxDelay, so a busy directory never starves.
+		stopWriting, writerDone := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(writerDone)
+			for {
+				select {
+				case <-stopWriting:
+					return
+				case src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "y.html"), Op: fsnotify.Write}:
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+		start = time.Now()
+		for i := 1; i <= 3; i++ {
+			<-out
+			if got := time.Since(start); got > time.Duration(i)*time.Second+50*time.Millisecond {
+				t.Errorf("batch %d after %v: starved past MaxDelay", i, got)
+			}
+		}
+		close(stopWriting)
+		<-writerDone
+	})
+}
+
+func TestOwnWritesAndChmodAreIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := tree(t, "a")
+		src := newFake()
+		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
+		out, stop := run(t, w)
+		defer stop()
+		for _, ev := range []fsnotify.Event{
+			{Name: filepath.Join(root, "a", "sitemap.xml"), Op: fsnotify.Create},
+			{Name: filepath.Join(root, "a", ".sitemapd-1.tmp"), Op: fsnotify.Create},
+			{Name: filepath.Join(root, "a", "p.html"), Op: fsnotify.Chmod},
+			{Name: filepath.Join(root, ".git", "HEAD"), Op: fsnotify.Write},
+			{Name: "/elsewhere/p.html", Op: fsnotify.Write},
+		} {
+			src.ev <- ev
+		}
+		time.Sleep(time.Hour)
+		select {
+		case b := <-out:
+			t.Errorf("noise produced a batch: %+v", b)
+		default:
+		}
+	})
+}
+
+func TestOverflowsCoalesceIntoOneRescan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := tree(t, "a")
+		src := newFake()
+		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
+		out, stop := run(t, w)
+		defer stop()
+		for range 50 {
+			src.errs <- fsnotify.ErrEventOverflow
+		}
+		b := <-out
+		if !b.Rescan {
+			t.Errorf("batch = %+v, want a rescan", b)
+		}
+		time.Sleep(time.Hour - time.Second) // no second rescan for the same burst
+		select {
+		case b := <-out:
+			t.Errorf("second batch %+v for one overflow burst", b)
+		default:
+		}
+		if w.Overflows() != 50 {
+			t.Errorf("Overflows() = %d, want 50", w.Overflows())
+		}
+	})
+}
+
+// TestWatchLimitDegradesToPolling injects ENOSPC for one directory: a
+// warning naming the sysctl, a rescan, polling until the watch can be
+// added, then a last rescan.
+func TestWatchLimitDegradesToPolling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := tree(t, "a", "b/c")
+		src := newFake()
+		var fail sync.Mutex
+		failing := true
+		src.failAdd = func(p string) error {
+			fail.Lock()
+			defer fail.Unlock()
+			if failing && strings.HasSuffix(p, "/b") {
+				return syscall.ENOSPC
+			}
+			return nil
+		}
+		core, logs := observer.New(zap.WarnLevel)
+		w := newWithSource(opts(root), zap.New(core), src)
+		if !w.Degraded() || w.Watches() != 3 { // root, a, b/c
+			t.Errorf("Degraded() = %v, Watches() = %d; want true, 3", w.Degraded(), w.Watches())
+		}
+		if logs.FilterMessageSnippet("fs.inotify.max_user_watches").Len() != 1 {
+			t.Errorf("no warning naming the sysctl: %v", logs.All())
+		}
+		out, stop := run(t, w)
+		defer stop()
+		if b := <-out; !b.Rescan {
+			t.Errorf("first batch = %+v, want a rescan", b)
+		}
+		fail.Lock()
+		failing = false
+		fail.Unlock()
+		start := time.Now()
+		if b := <-out; !b.Rescan || time.Since(start) > time.Minute+time.Second {
+			t.Errorf("batch %+v after %v, want a rescan within the poll interval", b, time.Since(start))
+		}
+		if w.Degraded() || w.Watches() != 4 {
+			t.Errorf("after recovery Degraded() = %v, Watches() = %d", w.Degraded(), w.Watches())
+		}
+	})
+}
+
+// The tests below use real inotify.
+
+func realWatcher(t *testing.T, root string) (*Watcher, <-chan Batch) {
+	t.Helper()
+	o := opts(root)
+	o.Settle, o.MaxDelay = 50*time.Millisecond, 500*time.Millisecond
+	w, err := New(o, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	out, stop := run(t, w)
+	t.Cleanup(stop)
+	return w, out
+}
+
+// collect gathers the directories of batches until want are all seen.
+func collect(t *testing.T, out <-chan Batch, want ...string) map[string]bool {
+	t.Helper()
+	seen := map[string]bool{}
+	deadline := time.After(30 * time.Second)
+	for {
+		missing := false
+		for _, d := range want {
+			missing = missing || !seen[d]
+		}
+		if !missing {
+			return seen
+		}
+		select {
+		case b := <-out:
+			for _, d := range b.Dirs {
+				seen[d] = true
+			}
+		case <-deadline:
+			t.Fatalf("saw %v, never all of %v", seen, want)
+		}
+	}
+}
+
+func TestMkdirPRaceIsCaught(t *testing.T) {
+	root := tree(t)
+	w, out := realWatcher(t, root)
+	if err := os.MkdirAll(filepath.Join(root, "a/b/c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a/b/c/p.html"), nil, 0o644)
+	os.WriteFile(filepath.Join(root, "a/i.html"), nil, 0o644)
+	collect(t, out, "a", "a/b", "a/b/c")
+	// a/b/c is watched: a later write there is reported.
+	os.WriteFile(filepath.Join(root, "a/b/c/q.html"), nil, 0o644)
+	collect(t, out, "a/b/c")
+	if w.Watches() != 4 {
+		t.Errorf("Watches() = %d, want 4 (root, a, a/b, a/b/c)", w.Watches())
+	}
+}
+
+func TestRenameAndMoveOutDropWatches(t *testing.T) {
+	root := tree(t, "d/sub", ".git/objects")
+	outside := t.TempDir()
+	w, out := realWatcher(t, root)
+	if w.Watches() != 3 { // root, d, d/sub; never .git
+		t.Fatalf("Watches() = %d, want 3", w.Watches())
+	}
+	os.Rename(filepath.Join(root, "d"), filepath.Join(root, "e"))
+	collect(t, out, "", "d", "e", "e/sub")
+	os.WriteFile(filepath.Join(root, "e/sub/y.html"), nil, 0o644)
+	os.WriteFile(filepath.Join(root, "e/top.html"), nil, 0o644)
+	seen := collect(t, out, "e/sub", "e")
+	for d := range seen {
+		if d == "d/sub" {
+			t.Error("a stale path under the old name was reported")
+		}
+	}
+	if w.Watches() != 3 {
+		t.Errorf("Watches() = %d after rename, want 3", w.Watches())
+	}
+	os.Rename(filepath.Join(root, "e"), filepath.Join(outside, "e"))
+	collect(t, out, "e")
+	os.WriteFile(filepath.Join(outside, "e/sub/secret.html"), nil, 0o644)
+	os.WriteFile(filepath.Join(root, "marker.html"), nil, 0o644)
+	seen = collect(t, out, "")
+	if seen["e/sub"] {
+		t.Error("a file outside the root was reported under a root path")
+	}
+	if w.Watches() != 1 {
+		t.Errorf("Watches() = %d after moving the tree out, want 1", w.Watches())
+	}
+}
