@@ -2,16 +2,23 @@ package daemon
 
 import (
 	"context"
+	"encoding/xml"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
@@ -29,6 +36,7 @@ type harness struct {
 	mu      sync.Mutex
 	pubs    []Publish
 	syncN   int
+	logs    *observer.ObservedLogs
 }
 
 func (h *harness) Published(p Publish) {
@@ -61,7 +69,10 @@ func start(t *testing.T, extra string) *harness {
 func (h *harness) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan error, 1)
-	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, zaptest.NewLogger(h.t))
+	core, logs := observer.New(zap.InfoLevel)
+	h.logs = logs
+	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t).Core(), core))
+	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, log)
 	go func() { h.done <- d.Run(ctx) }()
 	h.t.Cleanup(h.stop)
 	h.sync()
@@ -345,3 +356,144 @@ func (m *model) step(i int) {
 		}
 	}
 }
+
+// TestReadersSeeWholeFiles re-reads the sitemaps throughout bursts and
+// editor saves: every read is a complete, valid document, and a page that
+// exists before and after each save is never missing.
+func TestReadersSeeWholeFiles(t *testing.T) {
+	h := start(t, "")
+	h.write("docs/stable.html")
+	h.sync()
+	stop := make(chan struct{})
+	errc := make(chan error, 1)
+	reads := 0
+	go func() {
+		defer close(errc)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			b, err := os.ReadFile(h.path("docs/sitemap.xml"))
+			if err != nil {
+				errc <- fmt.Errorf("read %d: %v", reads, err)
+				return
+			}
+			var us struct {
+				URLs []struct {
+					Loc string `xml:"loc"`
+				} `xml:"url"`
+			}
+			if err := xml.Unmarshal(b, &us); err != nil || !strings.HasSuffix(string(b), "</urlset>\n") {
+				errc <- fmt.Errorf("read %d: not a whole document (%v):\n%s", reads, err, b)
+				return
+			}
+			found := false
+			for _, u := range us.URLs {
+				found = found || u.Loc == "https://example.com/docs/stable.html"
+			}
+			if !found {
+				errc <- fmt.Errorf("read %d: stable.html missing during a save", reads)
+				return
+			}
+			reads++
+		}
+	}()
+	p := h.path("docs/stable.html")
+	for i := range 30 {
+		for j := range 50 {
+			h.write(fmt.Sprintf("docs/burst%d/f%d.html", i, j))
+		}
+		// vim, backupcopy=no: the file is briefly absent.
+		os.Rename(p, p+"~")
+		os.WriteFile(p, []byte(fmt.Sprint(i)), 0o644)
+		os.Remove(p + "~")
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.sync()
+	close(stop)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if reads == 0 {
+		t.Fatal("the reader read nothing")
+	}
+	h.checkOracle()
+}
+
+// TestMain lets a test run the daemon in a child process (the test binary
+// itself), which it can stop and continue like any process.
+func TestMain(m *testing.M) {
+	if cfg := os.Getenv("SITEMAPD_TEST_DAEMON"); cfg != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		log, _ := zap.NewProduction()
+		if err := New(Options{ConfigPath: cfg}, log).Run(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestKernelOverflow makes the kernel drop events for real: with
+// fs.inotify.max_queued_events lowered to 64 (root only; the value is read
+// when an inotify instance is created, so it is restored once the daemon
+// has started), the daemon is stopped with SIGSTOP while 3,000 files are
+// written, then continued. It must log the overflow, rescan, and end equal
+// to a full build.
+func TestKernelOverflow(t *testing.T) {
+	const knob = "/proc/sys/fs/inotify/max_queued_events"
+	old, err := os.ReadFile(knob)
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and a readable " + knob)
+	}
+	if err := os.WriteFile(knob, []byte("64"), 0o644); err != nil {
+		t.Skipf("cannot lower %s: %v", knob, err)
+	}
+	restore := func() { os.WriteFile(knob, old, 0o644) }
+	t.Cleanup(restore)
+
+	dir := t.TempDir()
+	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml")}
+	h.write("index.html")
+	os.WriteFile(h.cfgPath, []byte(testConfig), 0o644)
+	var logs strings.Builder
+	var logsMu sync.Mutex
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SITEMAPD_TEST_DAEMON="+h.cfgPath)
+	cmd.Stderr = writerFunc(func(p []byte) (int, error) { logsMu.Lock(); defer logsMu.Unlock(); return logs.Write(p) })
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := range 30 { // directories watched before the burst
+		h.write(fmt.Sprintf("bulk/d%d/first.html", i))
+	}
+	h.sync() // started and watching
+	restore()
+
+	cmd.Process.Signal(syscall.SIGSTOP)
+	for i := range 3000 {
+		h.write(fmt.Sprintf("bulk/d%d/f%d.html", i%30, i))
+	}
+	cmd.Process.Signal(syscall.SIGCONT)
+	h.sync()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("daemon exit: %v", err)
+	}
+	logsMu.Lock()
+	out := logs.String()
+	logsMu.Unlock()
+	if !strings.Contains(out, "overflowed") || !strings.Contains(out, `"trigger":"rescan"`) {
+		t.Errorf("no overflow and rescan in the daemon's log (%d bytes):\n%.3000s", len(out), out)
+	}
+	h.checkOracle()
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
