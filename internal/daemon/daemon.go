@@ -79,8 +79,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if err != nil || next == nil {
 			return err
 		}
-		d.log.Info("configuration reloaded; rebuilding", zap.String("config", d.opts.ConfigPath))
-		cfg, sum = next, sha256.Sum256(mustRead(d.opts.ConfigPath))
+		if next != cfg {
+			d.log.Info("configuration reloaded; rebuilding", zap.String("config", d.opts.ConfigPath))
+			cfg, sum = next, sha256.Sum256(mustRead(d.opts.ConfigPath))
+		}
 	}
 }
 
@@ -137,8 +139,9 @@ func (d *Daemon) watchConfig() (<-chan struct{}, func()) {
 	return ch, func() { fw.Close() }
 }
 
-// serve runs one configuration until ctx is done (nil, nil) or a valid new
-// configuration is loaded (it is returned).
+// serve runs one configuration until ctx is done (nil, nil), a valid new
+// configuration is loaded (it is returned), or the document root was
+// replaced (cfg itself is returned, to start again on the new directory).
 func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}) (*config.Config, error) {
 	eng, err := build.New(cfg, d.log, build.WithChanges())
 	if err != nil {
@@ -187,6 +190,11 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 			}
 			return nil, fmt.Errorf("watcher stopped: %w", err)
 		case b := <-batches:
+			if b.RootChanged {
+				// The engine holds the old directory open: start afresh.
+				d.log.Info("document root replaced; restarting on the new one", zap.String("root", cfg.Root))
+				return cfg, nil
+			}
 			if b.Rescan {
 				d.publish(eng, "rescan", func() (*build.Report, error) { return eng.Build(ctx) })
 			} else {

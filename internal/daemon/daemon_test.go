@@ -216,9 +216,9 @@ func TestRenamedDirectory(t *testing.T) {
 	h.checkOracle()
 }
 
-// TestInvalidReloadKeepsOldConfig writes a broken config and sends SIGHUP's
-// stand-in: the daemon keeps running on the old config; a valid edit is
-// then applied.
+// TestReload writes a broken config and sends SIGHUP's stand-in: the
+// daemon keeps running on the old config. A valid edit of the file is then
+// applied without any signal.
 func TestReload(t *testing.T) {
 	h := start(t, "")
 	h.write("a/p.html")
@@ -230,8 +230,8 @@ func TestReload(t *testing.T) {
 	if b, _ := os.ReadFile(h.path("a/sitemap.xml")); !strings.Contains(string(b), "q.html") {
 		t.Errorf("daemon stopped serving after an invalid reload:\n%s", b)
 	}
+	// An edit of the file is enough: no signal.
 	os.WriteFile(h.cfgPath, []byte(strings.Replace(testConfig, "https://example.com/", "https://other.example/", 1)), 0o644)
-	h.reload <- struct{}{}
 	h.waitFor("new base URL", func() bool { return h.rootSitemapHas("https://other.example/") })
 	h.checkOracle()
 }
@@ -497,3 +497,105 @@ func TestKernelOverflow(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRootVanishes moves the document root away and back: nothing is
+// deleted or emptied meanwhile, and on return a rescan catches up.
+func TestRootVanishes(t *testing.T) {
+	h := start(t, "")
+	h.write("a/p.html")
+	h.sync()
+	away := h.root + ".away"
+	if err := os.Rename(h.root, away); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(away, "a/sitemap.xml"))
+	time.Sleep(500 * time.Millisecond) // five settle periods: a wrong publish would have happened
+	after, err := os.ReadFile(filepath.Join(away, "a/sitemap.xml"))
+	if err != nil || string(after) != string(before) || len(before) == 0 {
+		t.Errorf("sitemap changed while the root was missing: %v\n%s", err, after)
+	}
+	os.WriteFile(filepath.Join(away, "a/q.html"), nil, 0o644)
+	os.Rename(away, h.root)
+	h.waitFor("q.html after the root returned", func() bool {
+		b, _ := os.ReadFile(h.path("a/sitemap.xml"))
+		return strings.Contains(string(b), "/a/q.html")
+	})
+	h.sync()
+	h.checkOracle()
+}
+
+// TestSymlinkSwapDeploy swaps current -> releases/1 for releases/2 the way
+// deploy tools do (ln -s + mv -T): the new release is scanned and written
+// to, the old one never again.
+func TestSymlinkSwapDeploy(t *testing.T) {
+	dir := t.TempDir()
+	rel1, rel2 := filepath.Join(dir, "releases/1"), filepath.Join(dir, "releases/2")
+	for _, p := range []string{rel1 + "/index.html", rel1 + "/old.html", rel2 + "/index.html", rel2 + "/new.html"} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	current := filepath.Join(dir, "current")
+	os.Symlink("releases/1", current)
+	h := &harness{t: t, dir: dir, root: current, cfgPath: filepath.Join(dir, "sitemapd.yaml"), reload: make(chan struct{}, 1)}
+	os.WriteFile(h.cfgPath, []byte(strings.Replace(testConfig, "root: root", "root: current", 1)), 0o644)
+	h.run()
+	if b, _ := os.ReadFile(filepath.Join(rel1, "sitemap.xml")); !strings.Contains(string(b), "old.html") {
+		t.Fatalf("releases/1 not built:\n%s", b)
+	}
+	os.Symlink("releases/2", current+".tmp")
+	if err := os.Rename(current+".tmp", current); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("releases/2 built", func() bool {
+		b, _ := os.ReadFile(filepath.Join(rel2, "sitemap.xml"))
+		return strings.Contains(string(b), "new.html")
+	})
+	old, _ := os.ReadFile(filepath.Join(rel1, "sitemap.xml"))
+	os.WriteFile(filepath.Join(rel1, "late.html"), nil, 0o644) // the old release is not watched any more
+	h.sync()
+	if now, _ := os.ReadFile(filepath.Join(rel1, "sitemap.xml")); string(now) != string(old) {
+		t.Errorf("releases/1 was written after the swap:\n%s", now)
+	}
+	h.checkOracle()
+}
+
+// TestSIGTERMDuringBurst stops the daemon (a child process) with SIGTERM in
+// the middle of a burst: it exits 0 and leaves no temp file, and every
+// sitemap on disk is a whole document.
+func TestSIGTERMDuringBurst(t *testing.T) {
+	dir := t.TempDir()
+	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml")}
+	h.write("index.html")
+	os.WriteFile(h.cfgPath, []byte(testConfig), 0o644)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SITEMAPD_TEST_DAEMON="+h.cfgPath)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	h.sync()
+	for i := range 2000 {
+		h.write(fmt.Sprintf("g%d/f%d.html", i%40, i))
+		if i == 1500 {
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v, want 0", err)
+	}
+	filepath.WalkDir(h.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case strings.HasPrefix(d.Name(), ".sitemapd-"):
+			t.Errorf("temp file left: %s", p)
+		case strings.HasPrefix(d.Name(), "sitemap"):
+			b, _ := os.ReadFile(p)
+			if !strings.HasSuffix(string(b), "</urlset>\n") && !strings.HasSuffix(string(b), "</sitemapindex>\n") {
+				t.Errorf("%s is not a whole document", p)
+			}
+		}
+		return nil
+	})
+}

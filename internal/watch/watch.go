@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -57,6 +58,10 @@ type Options struct {
 type Batch struct {
 	Dirs   []string // relative to the root, slash-separated, sorted; "" is the root
 	Rescan bool     // events were lost: re-read everything
+	// RootChanged says the root is another directory than before (it came
+	// back after vanishing, or a symlinked root was swapped to a new
+	// release): anything holding the old directory open must reopen it.
+	RootChanged bool
 }
 
 // source is the part of *fsnotify.Watcher the watcher uses; tests replace
@@ -85,6 +90,9 @@ type Watcher struct {
 	count     atomic.Int64    // len(watched), readable from other goroutines
 	degraded  atomic.Bool     // unwatched or rootGone, readable from other goroutines
 	rootGone  bool
+	rootReal  string    // the root with symlinks resolved, as last watched
+	lastRetry time.Time // last retry of unwatched directories
+	rootMoved bool      // RootChanged is pending
 
 	dirty   map[string]bool
 	rescan  bool
@@ -117,6 +125,15 @@ func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
 	w := &Watcher{
 		opts: opts, log: log.Named("watch"), src: src,
 		watched: map[string]bool{}, unwatched: map[string]bool{}, dirty: map[string]bool{},
+	}
+	w.rootReal, _ = filepath.EvalSymlinks(opts.Root)
+	if st, err := os.Lstat(opts.Root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		// A symlinked root (current -> releases/N) is swapped by replacing
+		// the link, which only its parent directory sees.
+		if err := src.Add(filepath.Dir(opts.Root)); err != nil {
+			w.log.Warn("cannot watch the document root's parent; a symlink swap will only be seen by a rescan",
+				zap.String("path", filepath.Dir(opts.Root)), zap.Error(err))
+		}
 	}
 	w.addTree("", false)
 	return w
@@ -227,9 +244,8 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	if rel == "" {
-		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-			w.rootMissing()
-		}
+		// The root itself (or, for a symlinked root, its link) changed.
+		w.checkRoot()
 		return
 	}
 	name := path.Base(rel)
@@ -268,6 +284,23 @@ func (w *Watcher) hasBelow(dir string) bool {
 	return false
 }
 
+// checkRoot re-resolves the root after an event on it: gone, replaced by
+// another directory, or unchanged.
+func (w *Watcher) checkRoot() {
+	real, err := filepath.EvalSymlinks(w.opts.Root)
+	switch {
+	case err != nil:
+		w.rootMissing()
+	case real != w.rootReal && !w.rootGone:
+		w.log.Info("document root now points elsewhere; rescanning",
+			zap.String("root", w.opts.Root), zap.String("was", w.rootReal), zap.String("now", real))
+		w.dropTree("")
+		w.rootReal = real
+		w.addTree("", false)
+		w.rescan, w.rootMoved = true, true
+	}
+}
+
 func (w *Watcher) rootMissing() {
 	if !w.rootGone {
 		w.log.Warn("document root vanished; keeping every sitemap and waiting for it to return",
@@ -279,7 +312,11 @@ func (w *Watcher) rootMissing() {
 	w.rescan = false
 }
 
-// poll retries what degraded mode lacks: the root, and unwatched dirs.
+// rootPoll is how often a missing root is looked for.
+const rootPoll = time.Second
+
+// poll retries what degraded mode lacks: the root (every rootPoll), and
+// unwatched dirs (every PollInterval).
 func (w *Watcher) poll() {
 	if w.rootGone {
 		if st, err := os.Stat(w.opts.Root); err != nil || !st.IsDir() {
@@ -287,11 +324,13 @@ func (w *Watcher) poll() {
 		}
 		w.log.Info("document root is back; rescanning", zap.String("root", w.opts.Root))
 		w.rootGone = false
+		w.rootReal, _ = filepath.EvalSymlinks(w.opts.Root)
 		w.addTree("", false) // also notes the state
-		w.rescan = true
+		w.rescan, w.rootMoved = true, true
 		return
 	}
-	if len(w.unwatched) > 0 {
+	if len(w.unwatched) > 0 && time.Since(w.lastRetry) >= w.opts.PollInterval {
+		w.lastRetry = time.Now()
 		dirs := make([]string, 0, len(w.unwatched))
 		for d := range w.unwatched {
 			dirs = append(dirs, d)
@@ -309,7 +348,7 @@ func (w *Watcher) poll() {
 // clearPending forgets what was handed out.
 func (w *Watcher) clearPending() {
 	clear(w.dirty)
-	w.rescan = false
+	w.rescan, w.rootMoved = false, false
 }
 
 func (w *Watcher) pending() bool { return len(w.dirty) > 0 || w.rescan }
@@ -323,7 +362,8 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	settle.Stop()
 	var deadline <-chan time.Time // MaxDelay after the first event of a batch
 	var ready bool
-	poll := time.NewTicker(w.opts.PollInterval)
+	poll := time.NewTicker(min(rootPoll, w.opts.PollInterval))
+	w.lastRetry = time.Now()
 	defer poll.Stop()
 
 	// arm starts or extends the debounce after the dirty set grew.
@@ -390,7 +430,7 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 
 // peek builds the batch of what is pending.
 func (w *Watcher) peek() Batch {
-	b := Batch{Rescan: w.rescan}
+	b := Batch{Rescan: w.rescan, RootChanged: w.rootMoved}
 	if !b.Rescan {
 		b.Dirs = make([]string, 0, len(w.dirty))
 		for d := range w.dirty {
