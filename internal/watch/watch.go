@@ -96,6 +96,7 @@ type Watcher struct {
 
 	dirty   map[string]bool
 	rescan  bool
+	marks   int // bumped whenever dirty or rescan is set: tells real news from noise
 	overflo atomic.Int64
 }
 
@@ -201,6 +202,7 @@ func (w *Watcher) addTree(dir string, scan bool) {
 			}
 			w.unwatched[dir] = true
 			w.rescan = true
+			w.marks++
 		} else {
 			w.watched[dir] = true
 			delete(w.unwatched, dir)
@@ -208,7 +210,7 @@ func (w *Watcher) addTree(dir string, scan bool) {
 		w.noteState()
 	}
 	if scan {
-		w.dirty[dir] = true
+		w.mark(dir)
 	}
 	entries, err := os.ReadDir(w.abs(dir))
 	if err != nil {
@@ -219,6 +221,11 @@ func (w *Watcher) addTree(dir string, scan bool) {
 			w.addTree(path.Join(dir, e.Name()), scan)
 		}
 	}
+}
+
+func (w *Watcher) mark(dir string) {
+	w.dirty[dir] = true
+	w.marks++
 }
 
 // dropTree removes the watches of dir and everything below it.
@@ -239,6 +246,9 @@ func (w *Watcher) dropTree(dir string) {
 
 // handle folds one event into the dirty set.
 func (w *Watcher) handle(ev fsnotify.Event) {
+	if ce := w.log.Check(zap.DebugLevel, "event"); ce != nil {
+		ce.Write(zap.String("op", ev.Op.String()), zap.String("path", ev.Name))
+	}
 	rel, ok := w.rel(ev.Name)
 	if !ok {
 		return
@@ -249,9 +259,12 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	name := path.Base(rel)
-	if ev.Op == fsnotify.Chmod || w.opts.Ignore(name) {
-		return // our own writes, and mode changes, change no page
+	if w.opts.Ignore(name) {
+		return // our own writes and temp files, editor swap files
 	}
+	// Chmod (IN_ATTRIB) is kept: touch and rsync -t change only the mtime,
+	// which is a page's lastmod. A mode change rebuilds a group and writes
+	// nothing.
 	parent := path.Dir(rel)
 	if parent == "." {
 		parent = ""
@@ -269,10 +282,10 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
 		if w.watched[rel] || w.unwatched[rel] || w.hasBelow(rel) {
 			w.dropTree(rel)
-			w.dirty[rel] = true // its group may be gone
+			w.mark(rel) // its group may be gone
 		}
 	}
-	w.dirty[parent] = true
+	w.mark(parent)
 }
 
 func (w *Watcher) hasBelow(dir string) bool {
@@ -298,6 +311,7 @@ func (w *Watcher) checkRoot() {
 		w.rootReal = real
 		w.addTree("", false)
 		w.rescan, w.rootMoved = true, true
+		w.marks++
 	}
 }
 
@@ -327,6 +341,7 @@ func (w *Watcher) poll() {
 		w.rootReal, _ = filepath.EvalSymlinks(w.opts.Root)
 		w.addTree("", false) // also notes the state
 		w.rescan, w.rootMoved = true, true
+		w.marks++
 		return
 	}
 	if len(w.unwatched) > 0 && time.Since(w.lastRetry) >= w.opts.PollInterval {
@@ -342,6 +357,7 @@ func (w *Watcher) poll() {
 			w.log.Info("every directory is watched again")
 		}
 		w.rescan = true // polling: whatever changed meanwhile was not reported
+		w.marks++
 	}
 }
 
@@ -366,19 +382,21 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 	w.lastRetry = time.Now()
 	defer poll.Stop()
 
-	// arm starts or extends the debounce after the dirty set grew.
+	// arm starts or extends the debounce, but only when something was
+	// marked since the last call: noise (our own writes, a poll that found
+	// nothing) must not push a batch back.
+	seen := -1
 	arm := func(wasPending bool) {
-		if !w.pending() {
+		if !w.pending() || w.marks == seen {
 			return
 		}
+		seen = w.marks
 		if !wasPending {
 			deadline = time.After(w.opts.MaxDelay)
 		}
 		settle.Reset(w.opts.Settle)
 	}
-	if w.pending() { // New found unwatchable directories
-		arm(false)
-	}
+	arm(false) // New may have found unwatchable directories
 	for {
 		var send chan<- Batch
 		if ready && w.pending() {
@@ -407,20 +425,25 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 				w.overflo.Add(1)
 				w.log.Warn("inotify queue overflowed: events were lost; rescanning everything (raise fs.inotify.max_queued_events if this repeats)")
 				w.rescan = true
+				w.marks++
 			} else {
 				w.log.Warn("inotify error; rescanning everything", zap.Error(err))
 				w.rescan = true
+				w.marks++
 			}
 			arm(was)
 		case <-settle.C:
+			w.log.Debug("settled")
 			ready = true
 		case <-deadline:
+			w.log.Debug("deadline")
 			ready = true
 		case <-poll.C:
 			was := w.pending()
 			w.poll()
 			arm(was)
 		case send <- batch:
+			w.log.Debug("batch sent", zap.Int("dirs", len(batch.Dirs)))
 			w.clearPending()
 			ready, deadline = false, nil
 			settle.Stop()

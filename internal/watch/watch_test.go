@@ -119,10 +119,12 @@ func TestDebounceSettleAndMaxDelay(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}()
-		start = time.Now()
+		// Each batch comes at most MaxDelay after the first event after the
+		// previous one, which is at most 50 ms after it.
 		for i := 1; i <= 3; i++ {
+			start = time.Now()
 			<-out
-			if got := time.Since(start); got > time.Duration(i)*time.Second+50*time.Millisecond {
+			if got := time.Since(start); got > time.Second+50*time.Millisecond {
 				t.Errorf("batch %d after %v: starved past MaxDelay", i, got)
 			}
 		}
@@ -141,7 +143,6 @@ func TestOwnWritesAndChmodAreIgnored(t *testing.T) {
 		for _, ev := range []fsnotify.Event{
 			{Name: filepath.Join(root, "a", "sitemap.xml"), Op: fsnotify.Create},
 			{Name: filepath.Join(root, "a", ".sitemapd-1.tmp"), Op: fsnotify.Create},
-			{Name: filepath.Join(root, "a", "p.html"), Op: fsnotify.Chmod},
 			{Name: filepath.Join(root, ".git", "HEAD"), Op: fsnotify.Write},
 			{Name: "/elsewhere/p.html", Op: fsnotify.Write},
 		} {
@@ -152,6 +153,43 @@ func TestOwnWritesAndChmodAreIgnored(t *testing.T) {
 		case b := <-out:
 			t.Errorf("noise produced a batch: %+v", b)
 		default:
+		}
+	})
+}
+
+// TestNoiseDoesNotPostponeABatch: ignored events and the root poll tick
+// must not restart the settle period (they once pushed every batch back to
+// the next poll tick).
+func TestNoiseDoesNotPostponeABatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := tree(t, "a")
+		src := newFake()
+		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
+		out, stop := run(t, w)
+		defer stop()
+		time.Sleep(950 * time.Millisecond) // the root poll ticks at 1 s
+		start := time.Now()
+		src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "p.html"), Op: fsnotify.Write}
+		time.Sleep(30 * time.Millisecond)
+		src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "sitemap.xml"), Op: fsnotify.Create}
+		<-out
+		if got := time.Since(start); got != 100*time.Millisecond {
+			t.Errorf("batch after %v, want exactly settle (100ms)", got)
+		}
+	})
+}
+
+// TestTouchIsAChange: an mtime-only change (IN_ATTRIB) changes lastmod.
+func TestTouchIsAChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := tree(t, "a")
+		src := newFake()
+		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
+		out, stop := run(t, w)
+		defer stop()
+		src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "p.html"), Op: fsnotify.Chmod}
+		if b := <-out; !slices.Equal(b.Dirs, []string{"a"}) {
+			t.Errorf("batch = %+v", b)
 		}
 	})
 }

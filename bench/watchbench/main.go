@@ -1,0 +1,227 @@
+// Command watchbench measures a running `sitemapd run` on a generated tree:
+// the delay from one file's write to its group's sitemap being published
+// (p50 and p99 over many changes, minus watch.settle), the CPU cost of one
+// change against a full build measured in the same run, how long a burst of
+// new files takes to converge against the full build's wall time, idle CPU,
+// and resident memory. bench/watch.sh drives it.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+var (
+	bin     = flag.String("sitemapd", "sitemapd", "sitemapd binary")
+	root    = flag.String("root", "", "generated document root")
+	changes = flag.Int("changes", 100, "single-file changes to time")
+	burst   = flag.Int("burst", 10_000, "files in the burst")
+	idle    = flag.Duration("idle", 60*time.Second, "idle period to measure")
+	settle  = flag.Duration("settle", 500*time.Millisecond, "watch.settle")
+)
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "watchbench:", err)
+		os.Exit(1)
+	}
+}
+
+type published struct {
+	at      time.Time
+	trigger string
+}
+
+func run() error {
+	cfg := filepath.Join(filepath.Dir(*root), "watchbench.yaml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(
+		"root: %s\nbase_url: https://bench.example/\nwatch: {settle: %s, max_delay: 5s, rescan: 0s}\nlog: {level: info, format: json}\n",
+		*root, *settle)), 0o644); err != nil {
+		return err
+	}
+
+	// The baseline: one full build (as a separate process, outputs removed).
+	removeOutputs()
+	start := time.Now()
+	b := exec.Command(*bin, "build", "-config", cfg)
+	if out, err := b.CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v: %s", err, out)
+	}
+	fullWall := time.Since(start)
+	ru := b.ProcessState.SysUsage().(*syscall.Rusage)
+	fullCPU := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+
+	d := exec.Command(*bin, "run", "-config", cfg)
+	stderr, _ := d.StderrPipe()
+	if err := d.Start(); err != nil {
+		return err
+	}
+	defer d.Process.Kill()
+	pubs := make(chan published, 1024)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if os.Getenv("WATCHBENCH_DEBUG") != "" {
+				fmt.Fprintln(os.Stderr, time.Now().Format("15:04:05.000"), sc.Text())
+			}
+			var l struct{ Msg, Trigger string }
+			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "published" {
+				pubs <- published{time.Now(), l.Trigger}
+			}
+		}
+	}()
+	if p := <-pubs; p.trigger != "initial build" {
+		return fmt.Errorf("first publish was %q", p.trigger)
+	}
+	rssStart := procStatus(d.Process.Pid, "VmRSS")
+
+	// Single-file changes, one at a time, spread over the tree.
+	pages := listPages()
+	r := rand.New(rand.NewPCG(1, 2))
+	var lat []time.Duration
+	cpu0 := procCPU(d.Process.Pid)
+	for i := 0; i < *changes; i++ {
+		p := pages[r.IntN(len(pages))]
+		t0 := time.Now()
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("<title>change %d</title>", i)), 0o644); err != nil {
+			return err
+		}
+		mt := time.Date(2025, 1, 1, 0, 0, i, 0, time.UTC) // a new lastmod each time
+		os.Chtimes(p, mt, mt)
+		if err := waitChange(pubs); err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t0)-*settle)
+		if os.Getenv("WATCHBENCH_DEBUG") != "" {
+			fmt.Fprintln(os.Stderr, "change", i, t0.Format("15:04:05.000"), p, lat[len(lat)-1])
+		}
+	}
+	perChange := (procCPU(d.Process.Pid) - cpu0) / time.Duration(*changes)
+
+	// A burst of new files, then a marker; converged when the marker is listed.
+	t0 := time.Now()
+	for i := 0; i < *burst; i++ {
+		p := filepath.Join(*root, "burst", fmt.Sprintf("d%d", i%20), fmt.Sprintf("new-%d.html", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	marker := filepath.Join(*root, "zz-marker.html")
+	os.WriteFile(marker, nil, 0o644)
+	for !strings.Contains(readFile(filepath.Join(*root, "sitemap.xml")), "zz-marker.html") {
+		if time.Since(t0) > 10*time.Minute {
+			return fmt.Errorf("burst did not converge")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	converge := time.Since(t0)
+
+	// Idle.
+	time.Sleep(2 * *settle)
+	c0 := procCPU(d.Process.Pid)
+	time.Sleep(*idle)
+	idleCPU := procCPU(d.Process.Pid) - c0
+
+	rssEnd := procStatus(d.Process.Pid, "VmRSS")
+	hwm := procStatus(d.Process.Pid, "VmHWM")
+	d.Process.Signal(syscall.SIGTERM)
+	d.Wait()
+	os.RemoveAll(filepath.Join(*root, "burst"))
+	os.Remove(marker)
+
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	q := func(f float64) time.Duration { return lat[int(f*float64(len(lat)-1))] }
+	files := countFiles()
+	fmt.Printf("%d files (%d pages); full build (baseline, same run): wall %.2f s, cpu %.2f s\n", files, len(pages), fullWall.Seconds(), fullCPU.Seconds())
+	fmt.Printf("change -> sitemap on disk, minus settle (%v), %d changes: p50 %.1f ms, p99 %.1f ms\n", *settle, len(lat), ms(q(0.5)), ms(q(0.99)))
+	fmt.Printf("cpu per change: %.2f ms = 1/%.0f of a full build\n", ms(perChange), float64(fullCPU)/float64(perChange))
+	fmt.Printf("burst of %d files converged in %.2f s = %.2f x a full build's wall time\n", *burst, converge.Seconds(), converge.Seconds()/fullWall.Seconds())
+	fmt.Printf("idle cpu over %v: %.3f s (%.3f%% of one core)\n", *idle, idleCPU.Seconds(), 100*idleCPU.Seconds()/idle.Seconds())
+	fmt.Printf("resident memory: %.1f MiB after the first build, %.1f MiB at the end, peak %.1f MiB (%.0f bytes per file)\n",
+		kib(rssStart), kib(rssEnd), kib(hwm), float64(rssEnd*1024)/float64(files))
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+func kib(k int64) float64        { return float64(k) / 1024 }
+
+func waitChange(pubs <-chan published) error {
+	timeout := time.After(2 * time.Minute)
+	for {
+		select {
+		case p := <-pubs:
+			if p.trigger == "change" {
+				return nil
+			}
+		case <-timeout:
+			return fmt.Errorf("no publish within 2 minutes of a change")
+		}
+	}
+}
+
+func readFile(p string) string { b, _ := os.ReadFile(p); return string(b) }
+
+func removeOutputs() {
+	filepath.WalkDir(*root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "sitemap") {
+			os.Remove(p)
+		}
+		return nil
+	})
+}
+
+func listPages() []string {
+	var out []string
+	filepath.WalkDir(*root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".html") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+func countFiles() int {
+	n := 0
+	filepath.WalkDir(*root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// procCPU is a process's user + system time from /proc/PID/stat.
+func procCPU(pid int) time.Duration {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// procStatus reads a kB field of /proc/PID/status.
+func procStatus(pid int, key string) int64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
