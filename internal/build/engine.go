@@ -44,6 +44,7 @@ type Engine struct {
 
 	changes    bool                // compute Report.Changes
 	pages      map[string][]page   // group dir -> its listed pages (changes only)
+	mem        *memory             // the tree as last read (changes only)
 	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
 	links      map[string][]string // group dir -> dirs its followed symlinks point into
 	indexParts int                 // index files last published
@@ -65,7 +66,10 @@ func WithSyncMode(m publish.SyncMode) Option {
 // WithChanges makes every Report carry the page URLs added, changed and
 // removed, for notification. It costs reading back the sitemaps a publish
 // replaces.
-func WithChanges() Option { return func(e *Engine) { e.changes = true } }
+//
+// It also makes the engine remember the tree (about 150 bytes per page), so
+// that Update re-reads only the directories that changed.
+func WithChanges() Option { return func(e *Engine) { e.changes, e.mem = true, newMemory() } }
 
 // WithProgress sets how often a long walk logs its progress (0: never).
 func WithProgress(d time.Duration) Option { return func(e *Engine) { e.progress = d } }
@@ -196,6 +200,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.record = e.mem != nil
 	stopProgress := e.reportProgress(w)
 	go func() {
 		w.walk("", &Group{Dir: ""})
@@ -212,6 +217,8 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		if err := e.publishGroup(batch, g, rep); err != nil {
 			errs = append(errs, err)
 			kept[g.Dir] = true
+		} else if e.mem != nil {
+			e.mem.rememberGroup(e, g)
 		}
 	}
 	stopProgress()
@@ -230,6 +237,13 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	for dir := range e.links {
 		if !seen[dir] {
 			delete(e.links, dir)
+		}
+	}
+	if e.mem != nil {
+		for dir := range e.mem.groups {
+			if !seen[dir] {
+				e.mem.forgetGroup(dir)
+			}
 		}
 	}
 	for dir, prev := range e.pages {
@@ -272,6 +286,24 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 // them and the index, and removes the parts they no longer need. It costs
 // work in proportion to those groups, not to the site.
 func (e *Engine) Rebuild(ctx context.Context, dirs []string) (*Report, error) {
+	return e.rebuild(ctx, dirs, nil)
+}
+
+// Update republishes after changes in the given directories (relative to
+// the root): it rebuilds the groups that hold or link to them. With
+// WithChanges, only those directories are re-read and their groups are
+// re-encoded from memory, so a change costs work in proportion to the
+// directory, not to its group; otherwise each group is walked whole.
+func (e *Engine) Update(ctx context.Context, dirty []string) (*Report, error) {
+	byGroup := map[string][]string{}
+	for _, d := range dirty {
+		g := e.GroupOf(d)
+		byGroup[g] = append(byGroup[g], d)
+	}
+	return e.rebuild(ctx, e.GroupsFor(dirty), byGroup)
+}
+
+func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]string) (*Report, error) {
 	start := e.now()
 	rep := &Report{}
 	var errs []error
@@ -280,7 +312,15 @@ func (e *Engine) Rebuild(ctx context.Context, dirs []string) (*Report, error) {
 	dirs = slices.Clone(dirs)
 	slices.Sort(dirs)
 	for _, dir := range slices.Compact(dirs) {
-		g, err := e.ScanGroup(ctx, dir)
+		var g *Group
+		var ok bool
+		var err error
+		if len(dirty[dir]) > 0 {
+			g, ok, err = e.refreshGroup(ctx, dir, dirty[dir])
+		}
+		if err == nil && !ok {
+			g, err = e.ScanGroup(ctx, dir)
+		}
 		if err != nil {
 			batch.Abort()
 			return nil, err
@@ -289,6 +329,9 @@ func (e *Engine) Rebuild(ctx context.Context, dirs []string) (*Report, error) {
 		if err := e.publishGroup(batch, g, rep); err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if e.mem != nil && g.listings != nil {
+			e.mem.rememberGroup(e, g)
 		}
 		for _, p := range old {
 			if !slices.Contains(e.parts[dir], p) {
@@ -322,7 +365,7 @@ func (e *Engine) ScanGroup(ctx context.Context, dir string) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.single = true
+	w.single, w.record = true, e.mem != nil
 	g := &Group{Dir: dir}
 	w.walk(dir, g)
 	return g, ctx.Err()

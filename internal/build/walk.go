@@ -37,6 +37,10 @@ type Group struct {
 	own     []string // sitemapd outputs found in the group (rel paths)
 	temps   []string // stale temp files found in the group (rel paths)
 	links   []string // directories (rel to the real root) that followed symlinks list pages of
+	// listings are the directories read, for the engine's memory of the
+	// tree (record mode only); gone are directories found missing.
+	listings map[string]*listing
+	gone     []string
 }
 
 func (g *Group) fail(err error) {
@@ -72,6 +76,11 @@ type walker struct {
 	wg       sync.WaitGroup
 	done     func(*Group)
 	single   bool         // read one group only: do not enter directories that start another
+	record   bool         // keep each directory's listing in its Group
+	// known, if set, names directories already remembered: the walk lists
+	// them as subdirectories but does not enter them (an incremental
+	// refresh of one directory).
+	known func(rel string) bool
 	files    atomic.Int64 // entries seen, for progress reports
 }
 
@@ -143,6 +152,11 @@ func (w *walker) visit(v *visit) {
 	d, err := w.e.openDir(dirPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && v.rel != "" {
+			if w.record {
+				v.group.mu.Lock()
+				v.group.gone = append(v.group.gone, v.rel)
+				v.group.mu.Unlock()
+			}
 			return // removed while we walked: nothing to list
 		}
 		v.group.fail(fmt.Errorf("read directory %s: %w", dirPath, err))
@@ -175,6 +189,7 @@ func (w *walker) visit(v *visit) {
 
 	f := w.e.filter
 	var urls []sitemap.URL
+	var subdirs []string // real subdirectories listed (record mode)
 	// index.html and index.htm would both be "dir/": keep the one listed
 	// first in pages.index_files.
 	indexRank, indexAt, indexName := -1, -1, ""
@@ -190,6 +205,9 @@ func (w *walker) visit(v *visit) {
 		switch {
 		case typ.IsDir():
 			if !f.excluded("/" + rel) {
+				if w.record && !v.viaLink {
+					subdirs = append(subdirs, rel)
+				}
 				w.descend(v, rel, v.viaLink)
 			}
 			continue
@@ -254,12 +272,16 @@ func (w *walker) visit(v *visit) {
 		}
 		urls = append(urls, u)
 	}
-	if len(urls) > 0 {
-		g := v.group
-		g.mu.Lock()
-		g.URLs = append(g.URLs, urls...)
-		g.mu.Unlock()
+	g := v.group
+	g.mu.Lock()
+	g.URLs = append(g.URLs, urls...)
+	if w.record && !v.viaLink {
+		if g.listings == nil {
+			g.listings = map[string]*listing{}
+		}
+		g.listings[v.rel] = &listing{urls: urls, subdirs: subdirs}
 	}
+	g.mu.Unlock()
 }
 
 // noteOwn records sitemapd's own files met in the walk, so the engine can
@@ -297,6 +319,9 @@ func (w *walker) descend(v *visit, rel string, viaLink bool) {
 			return
 		}
 		child.group = &Group{Dir: rel}
+	}
+	if w.known != nil && !viaLink && w.known(rel) {
+		return
 	}
 	w.start(child)
 }

@@ -198,8 +198,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 			if b.Rescan {
 				d.publish(eng, "rescan", func() (*build.Report, error) { return eng.Build(ctx) })
 			} else {
-				groups := eng.GroupsFor(b.Dirs)
-				d.publish(eng, "change", func() (*build.Report, error) { return eng.Rebuild(ctx, groups) })
+				d.publish(eng, "change", func() (*build.Report, error) { return eng.Update(ctx, b.Dirs) })
 			}
 		case <-rescan:
 			d.publish(eng, "periodic rescan", func() (*build.Report, error) { return eng.Build(ctx) })

@@ -239,7 +239,7 @@ func TestReload(t *testing.T) {
 // TestModel runs random sequences of the operations a real server sees and
 // checks, once the daemon is idle, that its files equal a fresh full build.
 func TestModel(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4, 5}
+	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8}
 	if testing.Short() {
 		seeds = seeds[:1]
 	}
