@@ -75,13 +75,13 @@ type walker struct {
 	sem      chan struct{}
 	wg       sync.WaitGroup
 	done     func(*Group)
-	single   bool         // read one group only: do not enter directories that start another
-	record   bool         // keep each directory's listing in its Group
+	single   bool // read one group only: do not enter directories that start another
+	record   bool // keep each directory's listing in its Group
 	// known, if set, names directories already remembered: the walk lists
 	// them as subdirectories but does not enter them (an incremental
 	// refresh of one directory).
 	known func(rel string) bool
-	files    atomic.Int64 // entries seen, for progress reports
+	files atomic.Int64 // entries seen, for progress reports
 }
 
 func (e *Engine) newWalker(ctx context.Context, done func(*Group)) (*walker, error) {
