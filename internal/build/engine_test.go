@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,65 @@ func TestUnreadableGroupKeepsItsSitemap(t *testing.T) {
 		if !strings.Contains(read(t, filepath.Join(root, "sitemap_index.xml")), "/blog/sitemap.xml") {
 			t.Error("the unreadable group's sitemap was dropped from the index")
 		}
+	}
+}
+
+// TestUpdateFromMemory changes a tree and calls Update with the changed
+// directories (as the watcher reports them): only those are re-read, and a
+// full build of the final tree afterwards writes nothing. The change lists
+// name exactly the URLs added, changed and removed.
+func TestUpdateFromMemory(t *testing.T) {
+	root := site(t, "index.html", "blog/a.html", "blog/2024/b.html", "blog/2024/old/c.html", "docs/d.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+
+	later := defaultMTime.Add(time.Hour)
+	mustWrite(t, filepath.Join(root, "blog/2024/new/deeper/n.html"), later) // a new subtree
+	mustWrite(t, filepath.Join(root, "blog/a.html"), later)                 // a change
+	os.RemoveAll(filepath.Join(root, "blog/2024/old"))                      // a removed subtree
+	// What the watcher reports: the parents of what changed, the new and
+	// the removed directories.
+	rep, err := e.Update(context.Background(), []string{"blog", "blog/2024", "blog/2024/new", "blog/2024/new/deeper", "blog/2024/old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Changes
+	want := Changes{
+		Added:   []string{"https://example.com/blog/2024/new/deeper/n.html"},
+		Changed: []string{"https://example.com/blog/a.html"},
+		Removed: []string{"https://example.com/blog/2024/old/c.html"},
+	}
+	if !slices.Equal(c.Added, want.Added) || !slices.Equal(c.Changed, want.Changed) || !slices.Equal(c.Removed, want.Removed) {
+		t.Errorf("changes = %+v, want %+v", c, want)
+	}
+	fresh, _ := newEngine(t, cfg)
+	if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
+		t.Errorf("full build after Update wrote %v, removed %v", rep.Written, rep.Removed)
+	}
+}
+
+// TestUpdateReadsOnlyDirtyDirectories proves Update works from memory: a
+// change in a directory it is not told about stays unseen until a
+// directory it is told about is re-read or a full build runs.
+func TestUpdateReadsOnlyDirtyDirectories(t *testing.T) {
+	root := site(t, "blog/a.html", "blog/side/s.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	mustWrite(t, filepath.Join(root, "blog/side/s.html"), defaultMTime.Add(time.Hour)) // not reported
+	mustWrite(t, filepath.Join(root, "blog/b.html"), defaultMTime)                     // reported
+	if _, err := e.Update(context.Background(), []string{"blog"}); err != nil {
+		t.Fatal(err)
+	}
+	sm := read(t, filepath.Join(root, "blog/sitemap.xml"))
+	if !strings.Contains(sm, "blog/b.html") || strings.Contains(sm, "08:08:09Z") {
+		t.Errorf("Update re-read more than the dirty directory:\n%s", sm)
+	}
+	if _, err := e.Update(context.Background(), []string{"blog/side"}); err != nil {
+		t.Fatal(err)
+	}
+	if sm := read(t, filepath.Join(root, "blog/sitemap.xml")); !strings.Contains(sm, "08:08:09Z") {
+		t.Errorf("the reported change is missing:\n%s", sm)
 	}
 }
