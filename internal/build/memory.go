@@ -60,8 +60,17 @@ func (m *memory) merge(e *Engine, g *Group) {
 		if m.groups[grp] == nil {
 			m.groups[grp] = map[string]bool{}
 		}
+		// Subdirectories that are not there any more take their subtrees
+		// with them: any remembered directory whose parent is d and which
+		// d no longer lists. (Its group's directories are enough to look
+		// at: a subdirectory is in its parent's group or starts its own,
+		// which then has no parent listing to lose.)
+		for sd := range m.groups[grp] {
+			if sd != d && parentOf(sd) == d && !slices.Contains(l.subdirs, sd) {
+				m.forgetTree(e, sd)
+			}
+		}
 		if old, ok := m.dirs[d]; ok {
-			// Subdirectories that vanished take their subtrees with them.
 			for _, sd := range old.subdirs {
 				if !slices.Contains(l.subdirs, sd) {
 					m.forgetTree(e, sd)
@@ -74,6 +83,13 @@ func (m *memory) merge(e *Engine, g *Group) {
 	for _, d := range g.gone {
 		m.forgetTree(e, d)
 	}
+}
+
+func parentOf(d string) string {
+	if i := strings.LastIndexByte(d, '/'); i >= 0 {
+		return d[:i]
+	}
+	return ""
 }
 
 // urls assembles a group's URLs from memory.
@@ -102,16 +118,36 @@ func (e *Engine) refreshGroup(ctx context.Context, group string, dirty []string)
 		return nil, false, err
 	}
 	w.single, w.record = true, true
-	w.known = func(rel string) bool { _, ok := m.dirs[rel]; return ok }
+	// A dirty directory may be a new one at an old path (removed and
+	// re-created between two reads): what memory holds below it cannot be
+	// trusted, so it is read down to the bottom and replaces that.
+	below := func(rel string) bool {
+		for _, d := range dirty {
+			if rel == d || d == "" || strings.HasPrefix(rel, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	w.known = func(rel string) bool {
+		_, ok := m.dirs[rel]
+		return ok && !below(rel)
+	}
 	scan := &Group{Dir: group}
 	for _, d := range dirty {
 		w.walk(d, scan)
 	}
 	if scan.Err != nil || ctx.Err() != nil {
+		// The group keeps its published files; what memory holds of it is
+		// now doubtful, so the next change walks it whole.
+		m.forgetGroup(group)
 		return scan, true, ctx.Err()
 	}
 	if scan.links != nil {
 		return nil, false, nil // a symlink appeared: walk the group whole
+	}
+	for _, d := range dirty {
+		m.forgetTree(e, d)
 	}
 	m.merge(e, scan)
 	return &Group{Dir: group, URLs: m.urls(group)}, true, nil
