@@ -346,20 +346,21 @@ func TestUpdateFromMemory(t *testing.T) {
 }
 
 // TestUpdateReadsOnlyDirtyDirectories proves Update works from memory: a
-// change in a directory it is not told about stays unseen until a
-// directory it is told about is re-read or a full build runs.
+// change in a directory it is not told about stays unseen until that
+// directory (or one above it, which is re-read down to the bottom) is
+// reported, or a full build runs.
 func TestUpdateReadsOnlyDirtyDirectories(t *testing.T) {
-	root := site(t, "blog/a.html", "blog/side/s.html")
+	root := site(t, "blog/x/a.html", "blog/side/s.html")
 	cfg := loadConfig(t, baseConfig, root, "")
 	e, _ := newEngine(t, cfg, WithChanges())
 	mustBuild(t, e)
 	mustWrite(t, filepath.Join(root, "blog/side/s.html"), defaultMTime.Add(time.Hour)) // not reported
-	mustWrite(t, filepath.Join(root, "blog/b.html"), defaultMTime)                     // reported
-	if _, err := e.Update(context.Background(), []string{"blog"}); err != nil {
+	mustWrite(t, filepath.Join(root, "blog/x/b.html"), defaultMTime)                   // reported
+	if _, err := e.Update(context.Background(), []string{"blog/x"}); err != nil {
 		t.Fatal(err)
 	}
 	sm := read(t, filepath.Join(root, "blog/sitemap.xml"))
-	if !strings.Contains(sm, "blog/b.html") || strings.Contains(sm, "08:08:09Z") {
+	if !strings.Contains(sm, "blog/x/b.html") || strings.Contains(sm, "08:08:09Z") {
 		t.Errorf("Update re-read more than the dirty directory:\n%s", sm)
 	}
 	if _, err := e.Update(context.Background(), []string{"blog/side"}); err != nil {
