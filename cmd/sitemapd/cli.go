@@ -119,20 +119,39 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-func cmdBuild(args []string, stderr io.Writer) int {
-	path, ok := parseConfigFlag("build", args, stderr)
-	if !ok {
-		return ExitUsage
-	}
-	cfg, ok := loadConfig(path, stderr)
-	if !ok {
-		return ExitUsage
-	}
-	log := newLogger(cfg.Log, stderr)
-	defer func() { _ = log.Sync() }()
+// session is what build and run share: the config, a logger, and a
+// context canceled by SIGINT or SIGTERM.
+type session struct {
+	path string
+	cfg  *config.Config
+	log  *zap.Logger
+	ctx  context.Context
+	stop func()
+}
 
+// start parses "-config FILE", loads the file and sets up logging and
+// signals; ok is false (the message printed) on bad usage or config.
+func start(name string, args []string, stderr io.Writer) (s session, ok bool) {
+	if s.path, ok = parseConfigFlag(name, args, stderr); !ok {
+		return s, false
+	}
+	if s.cfg, ok = loadConfig(s.path, stderr); !ok {
+		return s, false
+	}
+	s.log = newLogger(s.cfg.Log, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	s.ctx = ctx
+	s.stop = func() { stop(); _ = s.log.Sync() }
+	return s, true
+}
+
+func cmdBuild(args []string, stderr io.Writer) int {
+	s, ok := start("build", args, stderr)
+	if !ok {
+		return ExitUsage
+	}
+	defer s.stop()
+	cfg, log, ctx := s.cfg, s.log, s.ctx
 
 	eng, err := build.New(cfg, log)
 	if err != nil {
@@ -163,19 +182,12 @@ func cmdBuild(args []string, stderr io.Writer) int {
 }
 
 func cmdRun(args []string, stderr io.Writer) int {
-	path, ok := parseConfigFlag("run", args, stderr)
+	s, ok := start("run", args, stderr)
 	if !ok {
 		return ExitUsage
 	}
-	cfg, ok := loadConfig(path, stderr)
-	if !ok {
-		return ExitUsage
-	}
-	log := newLogger(cfg.Log, stderr)
-	defer func() { _ = log.Sync() }()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer s.stop()
+	path, log, ctx := s.path, s.log, s.ctx
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

@@ -233,17 +233,7 @@ func (p *Publisher) RemoveTemp(name string, before time.Time) error {
 	return nil
 }
 
-func (p *Publisher) syncDir(dir string) error {
-	d, err := p.root.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", p.abs(dir), err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", p.abs(dir), err)
-	}
-	return nil
-}
+func (p *Publisher) syncDir(dir string) error { return p.syncFile(dir) }
 
 // Batch collects writes that become visible together at Commit.
 // A Batch is not safe for concurrent use.
@@ -373,13 +363,16 @@ func (b *Batch) Abort() {
 	b.staged = nil
 }
 
+// syncFile fsyncs a file or directory.
 func (p *Publisher) syncFile(name string) error {
 	f, err := p.root.Open(name)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", p.abs(name), err)
+	if err == nil {
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
+	if err != nil {
 		return fmt.Errorf("sync %s: %w", p.abs(name), err)
 	}
 	return nil

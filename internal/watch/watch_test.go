@@ -74,6 +74,18 @@ func opts(root string) Options {
 	}
 }
 
+// fakeWatcher runs a watcher on a fake source over a tree of dirs, inside
+// the calling synctest bubble, until the test ends.
+func fakeWatcher(t *testing.T, dirs ...string) (root string, src *fakeSource, w *Watcher, out <-chan Batch) {
+	t.Helper()
+	root = tree(t, dirs...)
+	src = newFake()
+	w = newWithSource(opts(root), zaptest.NewLogger(t), src)
+	out, stop := run(t, w)
+	t.Cleanup(stop)
+	return root, src, w, out
+}
+
 // run starts w in the test's bubble and returns its batches.
 func run(t *testing.T, w *Watcher) (<-chan Batch, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -135,11 +147,7 @@ func TestDebounceSettleAndMaxDelay(t *testing.T) {
 
 func TestOwnWritesAndChmodAreIgnored(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		root := tree(t, "a")
-		src := newFake()
-		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
-		out, stop := run(t, w)
-		defer stop()
+		root, src, _, out := fakeWatcher(t, "a")
 		for _, ev := range []fsnotify.Event{
 			{Name: filepath.Join(root, "a", "sitemap.xml"), Op: fsnotify.Create},
 			{Name: filepath.Join(root, "a", ".sitemapd-1.tmp"), Op: fsnotify.Create},
@@ -162,11 +170,7 @@ func TestOwnWritesAndChmodAreIgnored(t *testing.T) {
 // the next poll tick).
 func TestNoiseDoesNotPostponeABatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		root := tree(t, "a")
-		src := newFake()
-		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
-		out, stop := run(t, w)
-		defer stop()
+		root, src, _, out := fakeWatcher(t, "a")
 		time.Sleep(950 * time.Millisecond) // the root poll ticks at 1 s
 		start := time.Now()
 		src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "p.html"), Op: fsnotify.Write}
@@ -182,11 +186,7 @@ func TestNoiseDoesNotPostponeABatch(t *testing.T) {
 // TestTouchIsAChange: an mtime-only change (IN_ATTRIB) changes lastmod.
 func TestTouchIsAChange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		root := tree(t, "a")
-		src := newFake()
-		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
-		out, stop := run(t, w)
-		defer stop()
+		root, src, _, out := fakeWatcher(t, "a")
 		src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "p.html"), Op: fsnotify.Chmod}
 		if b := <-out; !slices.Equal(b.Dirs, []string{"a"}) {
 			t.Errorf("batch = %+v", b)
@@ -196,11 +196,7 @@ func TestTouchIsAChange(t *testing.T) {
 
 func TestOverflowsCoalesceIntoOneRescan(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		root := tree(t, "a")
-		src := newFake()
-		w := newWithSource(opts(root), zaptest.NewLogger(t), src)
-		out, stop := run(t, w)
-		defer stop()
+		_, src, w, out := fakeWatcher(t, "a")
 		for range 50 {
 			src.errs <- fsnotify.ErrEventOverflow
 		}
