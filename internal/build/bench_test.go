@@ -40,7 +40,7 @@ func BenchmarkUpdate(b *testing.B) {
 			i++
 			mt := defaultMTime.Add(time.Duration(i) * time.Second)
 			os.Chtimes(page, mt, mt)
-			if _, err := e.Update(context.Background(), []string{"g7/d3"}); err != nil {
+			if _, err := e.Update(context.Background(), []string{"g7/d3"}, map[string][]string{"g7/d3": {"p5.html"}}); err != nil {
 				b.Fatal(err)
 			}
 		}

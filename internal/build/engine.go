@@ -286,7 +286,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 // them and the index, and removes the parts they no longer need. It costs
 // work in proportion to those groups, not to the site.
 func (e *Engine) Rebuild(ctx context.Context, dirs []string) (*Report, error) {
-	return e.rebuild(ctx, dirs, nil)
+	return e.rebuild(ctx, dirs, nil, nil)
 }
 
 // Update republishes after changes in the given directories (relative to
@@ -294,16 +294,19 @@ func (e *Engine) Rebuild(ctx context.Context, dirs []string) (*Report, error) {
 // WithChanges, only those directories are re-read and their groups are
 // re-encoded from memory, so a change costs work in proportion to the
 // directory, not to its group; otherwise each group is walked whole.
-func (e *Engine) Update(ctx context.Context, dirty []string) (*Report, error) {
+//
+// names optionally lists, per directory, the only entries that changed (as
+// the watcher reports them); a directory without names is re-read whole.
+func (e *Engine) Update(ctx context.Context, dirty []string, names map[string][]string) (*Report, error) {
 	byGroup := map[string][]string{}
 	for _, d := range dirty {
 		g := e.GroupOf(d)
 		byGroup[g] = append(byGroup[g], d)
 	}
-	return e.rebuild(ctx, e.GroupsFor(dirty), byGroup)
+	return e.rebuild(ctx, e.GroupsFor(dirty), byGroup, names)
 }
 
-func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]string) (*Report, error) {
+func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]string, names map[string][]string) (*Report, error) {
 	start := e.now()
 	rep := &Report{}
 	var errs []error
@@ -316,7 +319,7 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 		var ok bool
 		var err error
 		if len(dirty[dir]) > 0 {
-			g, ok, err = e.refreshGroup(ctx, dir, dirty[dir])
+			g, ok, err = e.refreshGroup(ctx, dir, dirty[dir], names)
 		}
 		if err == nil && !ok {
 			g, err = e.ScanGroup(ctx, dir)

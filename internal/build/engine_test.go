@@ -326,7 +326,7 @@ func TestUpdateFromMemory(t *testing.T) {
 	os.RemoveAll(filepath.Join(root, "blog/2024/old"))                      // a removed subtree
 	// What the watcher reports: the parents of what changed, the new and
 	// the removed directories.
-	rep, err := e.Update(context.Background(), []string{"blog", "blog/2024", "blog/2024/new", "blog/2024/new/deeper", "blog/2024/old"})
+	rep, err := e.Update(context.Background(), []string{"blog", "blog/2024", "blog/2024/new", "blog/2024/new/deeper", "blog/2024/old"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,17 +356,58 @@ func TestUpdateReadsOnlyDirtyDirectories(t *testing.T) {
 	mustBuild(t, e)
 	mustWrite(t, filepath.Join(root, "blog/side/s.html"), defaultMTime.Add(time.Hour)) // not reported
 	mustWrite(t, filepath.Join(root, "blog/x/b.html"), defaultMTime)                   // reported
-	if _, err := e.Update(context.Background(), []string{"blog/x"}); err != nil {
+	if _, err := e.Update(context.Background(), []string{"blog/x"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sm := read(t, filepath.Join(root, "blog/sitemap.xml"))
 	if !strings.Contains(sm, "blog/x/b.html") || strings.Contains(sm, "08:08:09Z") {
 		t.Errorf("Update re-read more than the dirty directory:\n%s", sm)
 	}
-	if _, err := e.Update(context.Background(), []string{"blog/side"}); err != nil {
+	if _, err := e.Update(context.Background(), []string{"blog/side"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if sm := read(t, filepath.Join(root, "blog/sitemap.xml")); !strings.Contains(sm, "08:08:09Z") {
 		t.Errorf("the reported change is missing:\n%s", sm)
+	}
+}
+
+// TestUpdateByName refreshes single entries of a remembered directory:
+// named entries are looked at and nothing else; a directory moved away
+// with names pending for it is found gone, not kept from memory.
+func TestUpdateByName(t *testing.T) {
+	root := site(t, "bulk/p1.html", "bulk/p2.html", "bulk/p3.html", "bulk/sub/q.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	later := defaultMTime.Add(time.Hour)
+	os.Remove(filepath.Join(root, "bulk/p1.html"))
+	mustWrite(t, filepath.Join(root, "bulk/p3.html"), later)
+	mustWrite(t, filepath.Join(root, "bulk/p4.html"), defaultMTime)
+	mustWrite(t, filepath.Join(root, "bulk/p2.html"), later) // not named: stays as remembered
+	rep, err := e.Update(context.Background(), []string{"bulk"}, map[string][]string{"bulk": {"p1.html", "p3.html", "p4.html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Changes
+	if !slices.Equal(c.Added, []string{"https://example.com/bulk/p4.html"}) ||
+		!slices.Equal(c.Changed, []string{"https://example.com/bulk/p3.html"}) ||
+		!slices.Equal(c.Removed, []string{"https://example.com/bulk/p1.html"}) {
+		t.Errorf("changes = %+v", c)
+	}
+	sm := read(t, filepath.Join(root, "bulk/sitemap.xml"))
+	if !strings.Contains(sm, "/bulk/sub/q.html") || strings.Count(sm, "08:08:09Z") != 1 {
+		t.Errorf("sitemap after a by-name update:\n%s", sm)
+	}
+
+	// The directory moves away; its file events arrive with the move.
+	if err := os.Rename(filepath.Join(root, "bulk"), filepath.Join(filepath.Dir(root), "away")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Update(context.Background(), []string{"", "bulk"}, map[string][]string{"": {"bulk"}, "bulk": {"p2.html"}}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := newEngine(t, cfg)
+	if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
+		t.Errorf("after the move, a full build would write %v and remove %v", rep.Written, rep.Removed)
 	}
 }

@@ -164,7 +164,7 @@ func (w *walker) visit(v *visit) {
 	}
 	defer d.Close()
 	cfg := w.e.cfg
-	if cfg.Pages.FollowSymlinks {
+	if cfg.Pages.FollowSymlinks || w.record {
 		var st unix.Stat_t
 		if err := unix.Fstat(int(d.Fd()), &st); err != nil {
 			v.group.fail(fmt.Errorf("stat directory %s: %w", dirPath, err))
@@ -279,7 +279,7 @@ func (w *walker) visit(v *visit) {
 		if g.listings == nil {
 			g.listings = map[string]*listing{}
 		}
-		g.listings[v.rel] = &listing{urls: urls, subdirs: subdirs}
+		g.listings[v.rel] = &listing{urls: urls, subdirs: subdirs, id: v.id}
 	}
 	g.mu.Unlock()
 }

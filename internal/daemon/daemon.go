@@ -198,7 +198,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 			if b.Rescan {
 				d.publish(eng, "rescan", func() (*build.Report, error) { return eng.Build(ctx) })
 			} else {
-				d.publish(eng, "change", func() (*build.Report, error) { return eng.Update(ctx, b.Dirs) })
+				d.publish(eng, "change", func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
 			}
 		case <-rescan:
 			d.publish(eng, "periodic rescan", func() (*build.Report, error) { return eng.Build(ctx) })

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -56,8 +57,11 @@ type Options struct {
 
 // Batch is a set of directories whose pages may have changed.
 type Batch struct {
-	Dirs   []string // relative to the root, slash-separated, sorted; "" is the root
-	Rescan bool     // events were lost: re-read everything
+	Dirs []string // relative to the root, slash-separated, sorted; "" is the root
+	// Names lists, for some of Dirs, the only entries that changed; a
+	// directory absent from Names must be re-read whole.
+	Names  map[string][]string
+	Rescan bool // events were lost: re-read everything
 	// RootChanged says the root is another directory than before (it came
 	// back after vanishing, or a symlinked root was swapped to a new
 	// release): anything holding the old directory open must reopen it.
@@ -94,7 +98,7 @@ type Watcher struct {
 	lastRetry time.Time // last retry of unwatched directories
 	rootMoved bool      // RootChanged is pending
 
-	dirty   map[string]bool
+	dirty   map[string]map[string]bool // dir -> changed names; nil: the whole directory
 	rescan  bool
 	marks   int // bumped whenever dirty or rescan is set: tells real news from noise
 	overflo atomic.Int64
@@ -125,7 +129,7 @@ func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
 	}
 	w := &Watcher{
 		opts: opts, log: log.Named("watch"), src: src,
-		watched: map[string]bool{}, unwatched: map[string]bool{}, dirty: map[string]bool{},
+		watched: map[string]bool{}, unwatched: map[string]bool{}, dirty: map[string]map[string]bool{},
 	}
 	w.rootReal, _ = filepath.EvalSymlinks(opts.Root)
 	if st, err := os.Lstat(opts.Root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
@@ -223,9 +227,31 @@ func (w *Watcher) addTree(dir string, scan bool) {
 	}
 }
 
+// maxNames is how many changed entries of one directory are tracked by
+// name; past it the directory is re-read whole (syncthing uses 128 too).
+const maxNames = 128
+
+// mark makes a whole directory dirty.
 func (w *Watcher) mark(dir string) {
-	w.dirty[dir] = true
+	w.dirty[dir] = nil
 	w.marks++
+}
+
+// markName makes one entry of a directory dirty.
+func (w *Watcher) markName(dir, name string) {
+	w.marks++
+	names, ok := w.dirty[dir]
+	switch {
+	case ok && names == nil:
+		return // the whole directory is dirty already
+	case !ok:
+		names = map[string]bool{}
+		w.dirty[dir] = names
+	}
+	names[name] = true
+	if len(names) > maxNames {
+		w.dirty[dir] = nil
+	}
 }
 
 // dropTree removes the watches of dir and everything below it.
@@ -280,21 +306,14 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 			w.addTree(rel, true)
 		}
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
-		if w.watched[rel] || w.unwatched[rel] || w.hasBelow(rel) {
+		// Only a directory has watches; one whose own watch failed is in
+		// unwatched, so no scan of every watch is needed per removed file.
+		if w.watched[rel] || w.unwatched[rel] {
 			w.dropTree(rel)
 			w.mark(rel) // its group may be gone
 		}
 	}
-	w.mark(parent)
-}
-
-func (w *Watcher) hasBelow(dir string) bool {
-	for d := range w.watched {
-		if strings.HasPrefix(d, dir+"/") {
-			return true
-		}
-	}
-	return false
+	w.markName(parent, name)
 }
 
 // checkRoot re-resolves the root after an event on it: gone, replaced by
@@ -456,8 +475,14 @@ func (w *Watcher) peek() Batch {
 	b := Batch{Rescan: w.rescan, RootChanged: w.rootMoved}
 	if !b.Rescan {
 		b.Dirs = make([]string, 0, len(w.dirty))
-		for d := range w.dirty {
+		for d, names := range w.dirty {
 			b.Dirs = append(b.Dirs, d)
+			if names != nil {
+				if b.Names == nil {
+					b.Names = map[string][]string{}
+				}
+				b.Names[d] = slices.Sorted(maps.Keys(names))
+			}
 		}
 		slices.Sort(b.Dirs)
 	}

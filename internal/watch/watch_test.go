@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,6 +191,27 @@ func TestTouchIsAChange(t *testing.T) {
 		src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "p.html"), Op: fsnotify.Chmod}
 		if b := <-out; !slices.Equal(b.Dirs, []string{"a"}) {
 			t.Errorf("batch = %+v", b)
+		}
+	})
+}
+
+// TestNamesAreReported: a batch names the changed entries of a directory,
+// until there are too many to be worth it.
+func TestNamesAreReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root, src, _, out := fakeWatcher(t, "a", "b")
+		for _, n := range []string{"y.html", "x.html", "y.html"} {
+			src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", n), Op: fsnotify.Write}
+		}
+		for i := range maxNames + 1 {
+			src.ev <- fsnotify.Event{Name: filepath.Join(root, "b", fmt.Sprintf("f%d.html", i)), Op: fsnotify.Create}
+		}
+		b := <-out
+		if !slices.Equal(b.Dirs, []string{"a", "b"}) || !slices.Equal(b.Names["a"], []string{"x.html", "y.html"}) {
+			t.Errorf("batch = %+v", b)
+		}
+		if _, ok := b.Names["b"]; ok {
+			t.Errorf("%d names in b were listed, want the whole directory", maxNames+1)
 		}
 	})
 }
