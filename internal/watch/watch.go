@@ -8,10 +8,10 @@
 // before the watch existed are still reported; a renamed or removed
 // directory drops every watch below it, so no stale path is ever reported.
 //
-// Events are hints, never truth: the consumer re-reads the directories a
-// Batch names. Events are coalesced into a set of directories that is handed
-// out after Settle of quiet, and never later than MaxDelay after its first
-// event. Whatever loses events becomes a Batch with Rescan set: a kernel
+// Events are hints, never truth: the consumer re-reads what a Batch names
+// (directories, and for each, the entries that changed, up to 128). Events
+// are coalesced into that set, which is handed out after Settle of quiet,
+// and never later than MaxDelay after its first event. Whatever loses events becomes a Batch with Rescan set: a kernel
 // queue overflow, a watch that cannot be added (the inotify limits), or the
 // root itself vanishing and coming back. While watches are missing the
 // watcher polls: it asks for a rescan every PollInterval and retries them.
