@@ -42,9 +42,8 @@ type Engine struct {
 	now      func() time.Time
 	progress time.Duration
 
-	changes    bool                // compute Report.Changes
-	pages      map[string][]page   // group dir -> its listed pages (changes only)
-	mem        *memory             // the tree as last read (changes only)
+	pages      map[string][]page   // group dir -> its listed pages (WithChanges only)
+	mem        *memory             // the tree as last read; nil unless WithChanges
 	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
 	links      map[string][]string // group dir -> dirs its followed symlinks point into
 	indexParts int                 // index files last published
@@ -63,13 +62,11 @@ func WithSyncMode(m publish.SyncMode) Option {
 	return func(e *Engine) { e.pubOpts.Sync = m }
 }
 
-// WithChanges makes every Report carry the page URLs added, changed and
-// removed, for notification. It costs reading back the sitemaps a publish
-// replaces.
-//
-// It also makes the engine remember the tree (about 150 bytes per page), so
-// that Update re-reads only the directories that changed.
-func WithChanges() Option { return func(e *Engine) { e.changes, e.mem = true, newMemory() } }
+// WithChanges is the daemon's mode. Every Report carries the page URLs
+// added, changed and removed, for notification (the first publish of a
+// group compares with its sitemap files, read back once). And the engine
+// remembers the tree, so that Update looks only at what changed.
+func WithChanges() Option { return func(e *Engine) { e.mem = newMemory() } }
 
 // WithProgress sets how often a long walk logs its progress (0: never).
 func WithProgress(d time.Duration) Option { return func(e *Engine) { e.progress = d } }
@@ -401,10 +398,6 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error
 	slices.SortFunc(urls, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
 	urls = slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
 
-	old, known := e.parts[g.Dir]
-	if !known {
-		old = e.publishedParts(g.Dir)
-	}
 	var names []string
 	changed := false
 	err := sitemap.EncodeURLSet(urls, func(part []byte) error {
@@ -418,7 +411,11 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error
 	if err != nil {
 		return fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err)
 	}
-	if e.changes {
+	if e.mem != nil {
+		old, known := e.parts[g.Dir]
+		if !known {
+			old = e.publishedParts(g.Dir)
+		}
 		prev, ok := e.pages[g.Dir]
 		if !ok {
 			// First sight of this group (a restart): what it published

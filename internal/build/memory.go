@@ -3,11 +3,11 @@ package build
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
-	"slices"
-	"strings"
 
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
@@ -56,7 +56,20 @@ func (m *memory) forgetTree(e *Engine, dir string) {
 // what was remembered of it.
 func (m *memory) rememberGroup(e *Engine, g *Group) {
 	m.forgetGroup(g.Dir)
-	m.merge(e, g)
+	// A whole group was read: nothing it replaces needs comparing, so the
+	// listings go straight in (merge's checks would cost O(dirs²) here).
+	for d, l := range g.listings {
+		m.add(e, d, l)
+	}
+}
+
+func (m *memory) add(e *Engine, d string, l *listing) {
+	grp := e.GroupOf(d)
+	if m.groups[grp] == nil {
+		m.groups[grp] = map[string]bool{}
+	}
+	m.dirs[d] = l
+	m.groups[grp][d] = true
 }
 
 // merge adds the listings of a read to memory. Directories the read found
@@ -64,9 +77,6 @@ func (m *memory) rememberGroup(e *Engine, g *Group) {
 func (m *memory) merge(e *Engine, g *Group) {
 	for d, l := range g.listings {
 		grp := e.GroupOf(d)
-		if m.groups[grp] == nil {
-			m.groups[grp] = map[string]bool{}
-		}
 		// Subdirectories that are not there any more take their subtrees
 		// with them: any remembered directory whose parent is d and which
 		// d no longer lists. (Its group's directories are enough to look
@@ -84,8 +94,7 @@ func (m *memory) merge(e *Engine, g *Group) {
 				}
 			}
 		}
-		m.dirs[d] = l
-		m.groups[grp][d] = true
+		m.add(e, d, l)
 	}
 }
 
@@ -222,7 +231,12 @@ func (e *Engine) refreshNames(w *walker, scan *Group, dir string, names []string
 			l.subdirs = append(l.subdirs, rel)
 			// The same directory as remembered keeps its memory (its own
 			// changes come as events of their own); another one at this
-			// path, or an unknown one, is read to the bottom.
+			// path, or an unknown one, is read to the bottom, unless it
+			// starts a group of its own, which is rebuilt as such (as in a
+			// whole read, which does not enter other groups either).
+			if e.GroupOf(rel) != e.GroupOf(dir) {
+				continue
+			}
 			if prev, known := e.mem.dirs[rel]; !known || prev.id != (dirID{uint64(f.st.Dev), f.st.Ino}) {
 				scan.gone = append(scan.gone, rel)
 				walkNew = append(walkNew, rel)
