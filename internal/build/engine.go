@@ -46,9 +46,20 @@ type Engine struct {
 	mem        *memory             // the tree as last read; nil unless WithChanges
 	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
 	links      map[string][]string // group dir -> dirs its followed symlinks point into
+	failed     map[string]bool     // groups whose last publish failed, to retry
+	staged     map[string]staging  // groups whose files await Commit
 	indexParts int                 // index files last published
 	gz         *gzip.Writer
 	gzBuf      bytes.Buffer
+}
+
+// staging is what publishGroup changed in the engine's state for a group
+// whose files are staged but not yet committed: if they fail to land, the
+// pages go back to what they were and the changes are not reported.
+type staging struct {
+	changes  Changes
+	pages    []page // e.pages before
+	hadPages bool
 }
 
 // Option adjusts an Engine.
@@ -82,11 +93,14 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		mapper: newMapper(cfg), filter: newFilter(cfg), rules: compileRules(cfg.Pages.Rules),
 		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second, openDir: os.Open,
 		parts: map[string][]string{}, links: map[string][]string{}, pages: map[string][]page{},
+		failed: map[string]bool{}, staged: map[string]staging{},
 	}
 	if e.outDir == "" {
 		e.outDir = cfg.Root
 	}
-	e.pubOpts = publish.Options{Mode: cfg.Mode, Owned: owned}
+	// Directories are only created in a separate output tree: one of the
+	// document root that vanished must stay gone.
+	e.pubOpts = publish.Options{Mode: cfg.Mode, Owned: owned, CreateDirs: e.outDir != cfg.Root}
 	for _, o := range opts {
 		o(e)
 	}
@@ -212,7 +226,9 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		own = append(own, g.own...)
 		temps = append(temps, g.temps...)
 		if err := e.publishGroup(batch, g, rep); err != nil {
-			errs = append(errs, err)
+			if err = e.groupFailed(g.Dir, err); err != nil {
+				errs = append(errs, err)
+			}
 			kept[g.Dir] = true
 		} else if e.mem != nil {
 			e.mem.rememberGroup(e, g)
@@ -221,14 +237,20 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	stopProgress()
 	if err := ctx.Err(); err != nil {
 		batch.Abort()
+		clear(e.staged)
 		return nil, err
 	}
-	if err := batch.Commit(); err != nil {
+	if err := e.commit(batch, rep); err != nil {
 		errs = append(errs, err)
 	}
 	for dir := range e.parts {
 		if !seen[dir] {
 			delete(e.parts, dir)
+		}
+	}
+	for dir := range e.failed {
+		if !seen[dir] {
+			delete(e.failed, dir)
 		}
 	}
 	for dir := range e.links {
@@ -308,7 +330,8 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	rep := &Report{}
 	var errs []error
 	batch := e.pub.Begin()
-	var stale []string
+	oldParts := map[string][]string{}
+	var own, temps []string // found by the reads: stale ones go too
 	dirs = slices.Clone(dirs)
 	slices.Sort(dirs)
 	for _, dir := range slices.Compact(dirs) {
@@ -323,24 +346,39 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 		}
 		if err != nil {
 			batch.Abort()
+			clear(e.staged)
 			return nil, err
 		}
-		old := e.parts[dir]
+		old, known := e.parts[dir]
+		if !known {
+			// New to this engine (a directory moved in, say): it may bring
+			// sitemap files of its own.
+			old = e.publishedParts(dir)
+		}
 		if err := e.publishGroup(batch, g, rep); err != nil {
-			errs = append(errs, err)
+			if err = e.groupFailed(dir, err); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
+		oldParts[dir] = old
+		own, temps = append(own, g.own...), append(temps, g.temps...)
 		if e.mem != nil && g.listings != nil {
 			e.mem.rememberGroup(e, g)
 		}
+	}
+	if err := e.commit(batch, rep); err != nil {
+		errs = append(errs, err)
+	}
+	// Parts a group no longer needs go once its new files are in place (a
+	// group whose files failed lists what is still on disk).
+	var stale []string
+	for dir, old := range oldParts {
 		for _, p := range old {
 			if !slices.Contains(e.parts[dir], p) {
 				stale = append(stale, p)
 			}
 		}
-	}
-	if err := batch.Commit(); err != nil {
-		errs = append(errs, err)
 	}
 	oldIndex := e.indexNames()
 	if err := e.publishIndex(rep); err != nil {
@@ -349,6 +387,18 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	for _, p := range oldIndex {
 		if !slices.Contains(e.indexNames(), p) {
 			stale = append(stale, p)
+		}
+	}
+	// Our files that the reads met and nothing claims: brought in with a
+	// directory, or left in a folded one.
+	for _, p := range own {
+		if !slices.Contains(e.parts[e.GroupOf(parentOf(p))], p) && !slices.Contains(e.indexNames(), p) {
+			stale = append(stale, p)
+		}
+	}
+	for _, p := range temps {
+		if err := e.pub.RemoveTemp(p, start); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for _, p := range stale {
@@ -422,9 +472,15 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error
 			// before is in its files, not yet replaced (Commit comes later).
 			prev = pagesFromMap(e.published(old))
 		}
-		if changed || len(names) != len(old) || !ok {
+		// A group that failed last time may have lost its files with its
+		// directory: its pages are what engines were told, so compare.
+		if changed || len(names) != len(old) || !ok || e.failed[g.Dir] {
 			cur := pagesOf(urls)
-			rep.Changes.merge(diff(prev, cur))
+			st := staging{changes: diff(prev, cur), hadPages: ok}
+			if ok {
+				st.pages = prev
+			}
+			e.staged[g.Dir] = st
 			e.pages[g.Dir] = cur
 		}
 		if len(urls) == 0 {
@@ -441,11 +497,72 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error
 	} else {
 		e.links[g.Dir] = slices.Compact(slices.Sorted(slices.Values(g.links)))
 	}
+	delete(e.failed, g.Dir)
 	rep.Groups++
 	rep.URLs += len(urls)
 	rep.Sitemaps += len(names)
 	return nil
 }
+
+// groupFailed notes a group that could not be published, to be retried,
+// and returns the error to report, or nil when there is nothing to report:
+// the group's directory vanished while it was being published, which the
+// event of its move or removal handles.
+func (e *Engine) groupFailed(dir string, err error) error {
+	e.failed[dir] = true
+	if e.outDir == e.cfg.Root && errors.Is(err, fs.ErrNotExist) {
+		e.log.Info("group not written: its directory vanished meanwhile", zap.String("dir", e.groupPath(dir)))
+		return nil
+	}
+	return err
+}
+
+// commit commits a batch of group files and settles the engine's state
+// with the outcome. Committed groups report their changes. A group any of
+// whose files did not land keeps the pages it had, lists the parts that are
+// on disk, and is marked for retry, so that the engine's view of what is
+// published stays true.
+func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
+	failed, err := batch.Commit()
+	errs := []error{err}
+	bad := map[string]bool{}
+	for name, ferr := range failed {
+		dir := path.Dir(name)
+		if dir == "." {
+			dir = ""
+		}
+		bad[dir] = true
+		abs := filepath.Join(e.outDir, name)
+		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == abs })
+		if ferr = e.groupFailed(dir, ferr); ferr != nil {
+			errs = append(errs, fmt.Errorf("group %s not updated: %w", e.groupPath(dir), ferr))
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(e.staged)) {
+		st := e.staged[dir]
+		switch {
+		case !bad[dir]:
+			rep.Changes.merge(st.changes)
+		case st.hadPages:
+			e.pages[dir] = st.pages
+		default:
+			delete(e.pages, dir)
+		}
+	}
+	clear(e.staged)
+	for dir := range bad {
+		if parts := e.publishedParts(dir); len(parts) > 0 {
+			e.parts[dir] = parts
+		} else {
+			delete(e.parts, dir)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Failed lists the groups (as GroupOf names them) whose last publish
+// failed; Rebuild them to retry.
+func (e *Engine) Failed() []string { return slices.Sorted(maps.Keys(e.failed)) }
 
 func (e *Engine) groupPath(dir string) string {
 	if dir == "" {
@@ -543,8 +660,13 @@ func (e *Engine) publishIndex(rep *Report) error {
 	}
 	e.indexParts = n
 	rep.Indexes = n
-	if err := batch.Commit(); err != nil {
-		errs = append(errs, err)
+	failed, err := batch.Commit()
+	errs = append(errs, err)
+	for name, ferr := range failed {
+		// The old index file stays; retrying the root group rewrites it.
+		e.failed[""] = true
+		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
+		errs = append(errs, fmt.Errorf("index not updated: %w", ferr))
 	}
 	return errors.Join(errs...)
 }

@@ -411,3 +411,115 @@ func TestUpdateByName(t *testing.T) {
 		t.Errorf("after the move, a full build would write %v and remove %v", rep.Written, rep.Removed)
 	}
 }
+
+// TestDirectoryMovedWhilePublishing moves group directories away in the
+// middle of an update, as a deploy can: one after its sitemap was staged
+// (the rename into place fails), one while it is being read (the temp file
+// cannot be created). Neither is an error nor comes back as a directory;
+// every other group lands with its changes reported; the moved groups are
+// marked for retry, and the retry leaves exactly what a full build writes.
+func TestDirectoryMovedWhilePublishing(t *testing.T) {
+	root := site(t, "index.html", "a/p.html", "b/q.html", "c/r.html", "d/s.html")
+	outside := filepath.Join(filepath.Dir(root), "outside")
+	os.Mkdir(outside, 0o755)
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+
+	later := defaultMTime.Add(time.Hour)
+	for _, f := range []string{"a/p2.html", "b/q2.html", "c/r2.html", "d/s2.html"} {
+		mustWrite(t, filepath.Join(root, f), later)
+	}
+	// Groups are published in order: a is staged when b is read, and c is
+	// moved just after it was opened for reading.
+	move := map[string]string{filepath.Join(root, "b"): "a", filepath.Join(root, "c"): "c"}
+	e.openDir = func(p string) (*os.File, error) {
+		f, err := os.Open(p)
+		if d, ok := move[p]; ok {
+			delete(move, p)
+			if err := os.Rename(filepath.Join(root, d), filepath.Join(outside, d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return f, err
+	}
+	rep, err := e.Update(context.Background(), []string{"a", "b", "c", "d"}, nil)
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	for _, d := range []string{"a", "c"} {
+		if exists(filepath.Join(root, d)) {
+			t.Errorf("the moved directory %s came back", d)
+		}
+	}
+	for _, f := range []string{"b/sitemap.xml", "d/sitemap.xml"} {
+		if !strings.Contains(read(t, filepath.Join(root, f)), "2.html") {
+			t.Errorf("%s was not updated", f)
+		}
+	}
+	wantAdded := []string{"https://example.com/b/q2.html", "https://example.com/d/s2.html"}
+	if !slices.Equal(rep.Changes.Added, wantAdded) || len(rep.Changes.Removed) != 0 {
+		t.Errorf("changes = %+v, want only %v added: the moved groups published nothing", rep.Changes, wantAdded)
+	}
+	if got := e.Failed(); !slices.Equal(got, []string{"a", "c"}) {
+		t.Fatalf("Failed() = %v, want [a c]", got)
+	}
+	e.openDir = os.Open
+	rep, err = e.Rebuild(context.Background(), e.Failed())
+	if err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	wantRemoved := []string{"https://example.com/a/p.html", "https://example.com/c/r.html"}
+	if slices.Sort(rep.Changes.Removed); !slices.Equal(rep.Changes.Removed, wantRemoved) {
+		t.Errorf("retry removed %v, want %v", rep.Changes.Removed, wantRemoved)
+	}
+	if got := e.Failed(); len(got) != 0 {
+		t.Errorf("Failed() after retry = %v", got)
+	}
+	fresh, _ := newEngine(t, cfg)
+	if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
+		t.Errorf("full build after the retry wrote %v, removed %v", rep.Written, rep.Removed)
+	}
+}
+
+// TestMovedInDirectoryBringsOldSitemaps moves in a directory that holds
+// sitemapd files from another life, for pages it no longer has: its own
+// sitemap, and one in a subdirectory the fold depth now puts in its group.
+// Updating it removes both, as a full build would.
+func TestMovedInDirectoryBringsOldSitemaps(t *testing.T) {
+	root := site(t, "index.html")
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+
+	// Make the old files with a build of the directory as a root of its own.
+	src := filepath.Join(filepath.Dir(root), "src")
+	mustWrite(t, filepath.Join(src, "x/gone.html"), defaultMTime)
+	mustWrite(t, filepath.Join(src, "x/sub/gone.html"), defaultMTime)
+	deep := loadConfig(t, baseConfig, src, "depth: 3\n")
+	old, _ := newEngine(t, deep)
+	mustBuild(t, old)
+	os.Remove(filepath.Join(src, "x/gone.html"))
+	os.Remove(filepath.Join(src, "x/sub/gone.html"))
+	for _, f := range []string{"x/sitemap.xml", "x/sub/sitemap.xml"} {
+		if !exists(filepath.Join(src, f)) {
+			t.Fatalf("setup: %s missing", f)
+		}
+	}
+	if err := os.Rename(filepath.Join(src, "x"), filepath.Join(root, "x")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Update(context.Background(), []string{"x", "x/sub"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"x/sitemap.xml", "x/sub/sitemap.xml"} {
+		if exists(filepath.Join(root, f)) {
+			t.Errorf("the old %s is still there (removed %v)", f, rep.Removed)
+		}
+	}
+	fresh, _ := newEngine(t, cfg)
+	if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
+		t.Errorf("full build after the update wrote %v, removed %v", rep.Written, rep.Removed)
+	}
+}

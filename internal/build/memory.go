@@ -179,7 +179,7 @@ func (e *Engine) refreshGroup(ctx context.Context, group string, dirty []string,
 		m.forgetTree(e, d) // before merge re-adds what a walk found there
 	}
 	m.merge(e, scan)
-	return &Group{Dir: group, URLs: m.urls(group)}, true, nil
+	return &Group{Dir: group, URLs: m.urls(group), own: scan.own, temps: scan.temps}, true, nil
 }
 
 // refreshNames updates the remembered listing of dir for changes to the

@@ -171,7 +171,19 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 
 	d.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
 		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
-	d.publish(eng, "initial build", func() (*build.Report, error) { return eng.Build(ctx) })
+	var retry backoff
+	defer retry.stop()
+	publish := func(why string, run func() (*build.Report, error)) {
+		d.publish(eng, why, run)
+		if failed := eng.Failed(); len(failed) > 0 {
+			if delay, armed := retry.arm(); armed {
+				d.log.Info("will retry the groups that failed", zap.Strings("groups", failed), zap.Duration("in", delay))
+			}
+		} else {
+			retry.reset()
+		}
+	}
+	publish("initial build", func() (*build.Report, error) { return eng.Build(ctx) })
 
 	var rescan <-chan time.Time
 	if cfg.Watch.Rescan > 0 {
@@ -196,12 +208,15 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 				return cfg, nil
 			}
 			if b.Rescan {
-				d.publish(eng, "rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+				publish("rescan", func() (*build.Report, error) { return eng.Build(ctx) })
 			} else {
-				d.publish(eng, "change", func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
+				publish("change", func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
 			}
 		case <-rescan:
-			d.publish(eng, "periodic rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+			publish("periodic rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+		case <-retry.c:
+			retry.fired()
+			publish("retry", func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
 		case <-d.opts.Reload:
 			if next := d.reload(sum); next != nil {
 				return next, nil
@@ -254,4 +269,46 @@ func (d *Daemon) publish(eng *build.Engine, why string, run func() (*build.Repor
 	if d.opts.OnIdle != nil {
 		d.opts.OnIdle(*rep)
 	}
+}
+
+// Retries of failed groups start after retryMin and double while they keep
+// failing, up to retryMax: a full disk or a foreign file in the way is
+// picked up soon after it is fixed, without flooding the log meanwhile.
+const (
+	retryMin = 5 * time.Second
+	retryMax = 5 * time.Minute
+)
+
+// backoff is the retry timer; c is nil while no retry is due.
+type backoff struct {
+	timer *time.Timer
+	c     <-chan time.Time
+	delay time.Duration // of the last retry armed; 0 after a success
+}
+
+// arm schedules a retry unless one is pending, returning its delay.
+func (b *backoff) arm() (time.Duration, bool) {
+	if b.c != nil {
+		return 0, false
+	}
+	b.delay = min(max(2*b.delay, retryMin), retryMax)
+	b.timer = time.NewTimer(b.delay)
+	b.c = b.timer.C
+	return b.delay, true
+}
+
+// fired notes that the retry is running.
+func (b *backoff) fired() { b.c = nil }
+
+// reset cancels any retry and starts the next failure from retryMin.
+func (b *backoff) reset() {
+	b.stop()
+	b.delay = 0
+}
+
+func (b *backoff) stop() {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.c = nil
 }

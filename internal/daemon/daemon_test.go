@@ -71,7 +71,9 @@ func (h *harness) run() {
 	h.cancel, h.done = cancel, make(chan error, 1)
 	core, logs := observer.New(zap.InfoLevel)
 	h.logs = logs
-	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t).Core(), core))
+	// Info, not Debug: a failure's log must stay short enough to read
+	// (every inotify event is a debug line).
+	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)).Core(), core))
 	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, log)
 	go func() { h.done <- d.Run(ctx) }()
 	h.t.Cleanup(h.stop)
@@ -167,9 +169,25 @@ func (h *harness) checkOracle() {
 		h.t.Errorf("the daemon's output differs from a full build: it would write %v and remove %v", rep.Written, rep.Removed)
 		for _, p := range rep.Written {
 			after, _ := os.ReadFile(p)
-			h.t.Logf("%s\ndaemon:\n%s\nfull build:\n%s", p, before[p], after)
+			h.t.Errorf("%s: lines only the daemon wrote:\n%s\nlines only the full build wrote:\n%s",
+				p, linesNotIn(before[p], string(after)), linesNotIn(string(after), before[p]))
 		}
 	}
+}
+
+// linesNotIn returns the lines of a that b lacks.
+func linesNotIn(a, b string) string {
+	have := map[string]bool{}
+	for _, l := range strings.Split(b, "\n") {
+		have[l] = true
+	}
+	var out []string
+	for _, l := range strings.Split(a, "\n") {
+		if !have[l] {
+			out = append(out, "\t"+l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func TestAddChangeRemove(t *testing.T) {
@@ -225,6 +243,30 @@ func TestRenamedDirectory(t *testing.T) {
 	if _, err := os.Stat(h.path("d/sitemap.xml")); err == nil {
 		t.Error("d/sitemap.xml still exists")
 	}
+	h.checkOracle()
+}
+
+// TestFailedGroupIsRetried puts a hand-made sitemap.xml in a group's way:
+// the group fails and the file is left alone. Once it is moved away (which
+// no event reports: sitemap.xml is an output name), the retry publishes the
+// group without any change or signal.
+func TestFailedGroupIsRetried(t *testing.T) {
+	h := start(t, "")
+	const foreign = "<urlset>hand-made</urlset>"
+	os.MkdirAll(h.path("docs"), 0o755)
+	os.WriteFile(h.path("docs/sitemap.xml"), []byte(foreign), 0o644)
+	h.write("docs/p.html")
+	h.waitFor("a retry to be scheduled", func() bool {
+		return h.logs.FilterMessage("will retry the groups that failed").Len() > 0
+	})
+	if b, _ := os.ReadFile(h.path("docs/sitemap.xml")); string(b) != foreign {
+		t.Fatalf("the foreign file was touched: %q", b)
+	}
+	os.Remove(h.path("docs/sitemap.xml"))
+	h.waitFor("the retry to publish docs", func() bool {
+		b, _ := os.ReadFile(h.path("docs/sitemap.xml"))
+		return strings.Contains(string(b), "https://example.com/docs/p.html")
+	})
 	h.checkOracle()
 }
 
@@ -308,30 +350,40 @@ func (m *model) existing(wantDir bool) string {
 	return found[m.r.IntN(len(found))]
 }
 
+// step performs one random operation and logs it, so that a failure
+// names the sequence that led to it.
 func (m *model) step(i int) {
 	h, r := m.h, m.r
+	logf := func(format string, args ...any) { h.t.Logf("step %d: "+format, append([]any{i}, args...)...) }
 	switch op := r.IntN(11); op {
 	case 0, 1: // create
-		h.write(filepath.Join(m.dir(), m.name()))
+		f := filepath.Join(m.dir(), m.name())
+		logf("create %s", f)
+		h.write(f)
 	case 2: // write again with a new mtime
 		if f := m.existing(false); f != "" {
+			logf("rewrite %s", f)
 			h.write(f)
 			mt := time.Now().Add(-time.Duration(1+r.IntN(1000)) * time.Second) // past: a future mtime has no lastmod until it passes
 			os.Chtimes(h.path(f), mt, mt)
 		}
 	case 3: // delete
 		if f := m.existing(false); f != "" {
+			logf("rm %s", f)
 			os.Remove(h.path(f))
 		}
 	case 4: // rename a file, maybe across directories
 		if f := m.existing(false); f != "" {
 			to := filepath.Join(m.dir(), m.name())
+			logf("mv %s %s", f, to)
 			os.MkdirAll(filepath.Dir(h.path(to)), 0o755)
 			os.Rename(h.path(f), h.path(to))
 		}
 	case 5: // rename a directory
 		if d := m.existing(true); d != "" {
-			os.Rename(h.path(d), h.path(filepath.Join(filepath.Dir(d), fmt.Sprintf("moved%d", i))))
+			to := filepath.Join(filepath.Dir(d), fmt.Sprintf("moved%d", i))
+			logf("mv %s/ %s/", d, to)
+			os.Rename(h.path(d), h.path(to))
 		}
 	case 6: // move a pre-populated tree in from outside
 		src := filepath.Join(h.dir, "outside", fmt.Sprintf("tree%d", i))
@@ -340,17 +392,22 @@ func (m *model) step(i int) {
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			os.WriteFile(p, []byte("x"), 0o644)
 		}
-		os.Rename(src, h.path(filepath.Join(m.dir(), fmt.Sprintf("in%d", i))))
+		to := filepath.Join(m.dir(), fmt.Sprintf("in%d", i))
+		logf("mv outside/tree%d/ %s/", i, to)
+		os.Rename(src, h.path(to))
 	case 7: // move a tree out
 		if d := m.existing(true); d != "" {
+			logf("mv %s/ outside/out%d/", d, i)
 			os.Rename(h.path(d), filepath.Join(h.dir, "outside", fmt.Sprintf("out%d", i)))
 		}
 	case 8: // mkdir -p and write at once
 		d := filepath.Join(m.dir(), fmt.Sprintf("new%d/deep/er", i))
+		logf("mkdir -p %s; write a.html there and b.html above", d)
 		h.write(filepath.Join(d, "a.html"))
 		h.write(filepath.Join(filepath.Dir(d), "b.html"))
 	case 9: // a vim save (backupcopy=no)
 		if f := m.existing(false); f != "" {
+			logf("vim save %s", f)
 			p := h.path(f)
 			probe := filepath.Join(filepath.Dir(p), "4913")
 			os.WriteFile(probe, nil, 0o644)
@@ -363,6 +420,7 @@ func (m *model) step(i int) {
 		}
 	case 10: // a burst of files
 		d := filepath.Join(m.dir(), fmt.Sprintf("burst%d", i))
+		logf("write 300 files in %s", d)
 		for j := range 300 {
 			h.write(filepath.Join(d, fmt.Sprintf("f%d.html", j)))
 		}

@@ -81,6 +81,12 @@ type Options struct {
 	// HeadSize is how many leading bytes Owned is shown (default 512).
 	HeadSize int
 	Sync     SyncMode
+	// CreateDirs makes Put create missing parent directories (a separate
+	// output tree mirrors the document root). Without it, a missing parent
+	// fails the Put with an fs.ErrNotExist error: a directory of the
+	// document root that is gone must stay gone, not come back holding a
+	// sitemap.
+	CreateDirs bool
 }
 
 // ForeignError reports a file the publisher refused to replace or remove.
@@ -249,7 +255,8 @@ func (p *Publisher) Begin() *Batch { return &Batch{p: p} }
 
 // Put stages data to replace name at Commit. It returns false, staging
 // nothing, when name already holds exactly data. Missing parent directories
-// are created. A foreign file at name is a *ForeignError.
+// are created with Options.CreateDirs only. A foreign file at name is a
+// *ForeignError.
 func (b *Batch) Put(name string, data []byte) (changed bool, err error) {
 	p := b.p
 	same, err := p.check(name, data)
@@ -257,7 +264,7 @@ func (b *Batch) Put(name string, data []byte) (changed bool, err error) {
 		return false, err
 	}
 	dir := path.Dir(name)
-	if dir != "." {
+	if dir != "." && p.opts.CreateDirs {
 		if err := p.root.MkdirAll(dir, 0o755); err != nil {
 			return false, fmt.Errorf("create directory %s: %w", p.abs(dir), err)
 		}
@@ -297,11 +304,16 @@ func (p *Publisher) writeTemp(dir string, data []byte) (string, error) {
 func (b *Batch) Len() int { return len(b.staged) }
 
 // Commit makes every staged file durable and renames it into place, then
-// syncs the directories. It renames as many files as it can and returns
-// the errors of those it could not; their temp files are removed.
-func (b *Batch) Commit() error {
+// syncs the directories. A file that cannot be made durable or renamed (its
+// directory was moved away meanwhile, say) fails alone: its temp file is
+// removed, its target keeps what it held, and it is returned in failed with
+// the reason, while every other file is committed. err reports a failure of
+// the batch as a whole: a filesystem-wide sync before the renames (then
+// every file failed) or after them (then the files are in place but may not
+// survive a crash).
+func (b *Batch) Commit() (failed map[string]error, err error) {
 	if len(b.staged) == 0 {
-		return nil
+		return nil, nil
 	}
 	p := b.p
 	defer func() { b.staged = nil }()
@@ -312,47 +324,59 @@ func (b *Batch) Commit() error {
 			mode = SyncBatch
 		}
 	}
+	fail := func(s staged, err error) {
+		_ = p.root.Remove(s.tmp)
+		if failed == nil {
+			failed = map[string]error{}
+		}
+		failed[s.name] = err
+	}
 	// Make the data of every temp file durable before any rename, so a
 	// crash can never leave a renamed, empty file.
+	ready := b.staged
 	switch mode {
 	case SyncBatch:
 		if err := p.syncfs(); err != nil {
-			b.Abort()
-			return err
+			for _, s := range b.staged {
+				fail(s, err)
+			}
+			return failed, err
 		}
 	case SyncPerFile:
+		ready = nil
 		for _, s := range b.staged {
 			if err := p.syncFile(s.tmp); err != nil {
-				b.Abort()
-				return err
+				fail(s, err)
+				continue
 			}
+			ready = append(ready, s)
 		}
 	}
-	var errs []error
 	dirs := map[string]bool{}
-	for _, s := range b.staged {
+	for _, s := range ready {
 		if err := p.root.Rename(s.tmp, s.name); err != nil {
-			_ = p.root.Remove(s.tmp)
-			errs = append(errs, fmt.Errorf("rename %s into place: %w", p.abs(s.name), err))
+			fail(s, fmt.Errorf("rename %s into place: %w", p.abs(s.name), err))
 			continue
 		}
 		dirs[path.Dir(s.name)] = true
 	}
 	// Make the renames themselves durable: one syncfs covers all the
 	// directories at once; per-file mode syncs each directory.
-	switch mode {
-	case SyncBatch:
-		if err := p.syncfs(); err != nil {
-			errs = append(errs, err)
-		}
-	case SyncPerFile:
+	var errs []error
+	switch {
+	case len(dirs) == 0:
+	case mode == SyncBatch:
+		errs = append(errs, p.syncfs())
+	case mode == SyncPerFile:
 		for d := range dirs {
-			if err := p.syncDir(d); err != nil {
+			// A directory moved away since took its file along, to be
+			// handled as the move is: that is no loss.
+			if err := p.syncDir(d); !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return failed, errors.Join(errs...)
 }
 
 // Abort removes every staged temp file.

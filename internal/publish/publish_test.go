@@ -42,8 +42,8 @@ func put(t *testing.T, p *Publisher, files map[string]string) []string {
 			changed = append(changed, name)
 		}
 	}
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
+	if failed, err := b.Commit(); err != nil || failed != nil {
+		t.Fatal(failed, err)
 	}
 	return changed
 }
@@ -64,7 +64,7 @@ func TestPutWritesAtomicallyWithMode(t *testing.T) {
 			old := syscall.Umask(0o077) // a hostile umask must not leave files unreadable
 			defer syscall.Umask(old)
 			dir := t.TempDir()
-			p := open(t, dir, Options{Mode: 0o644, Sync: mode})
+			p := open(t, dir, Options{Mode: 0o644, Sync: mode, CreateDirs: true})
 			put(t, p, map[string]string{"a/b/sitemap.xml": "MINE 1", "sitemap.xml": "MINE 2"})
 			for name, want := range map[string]string{"a/b/sitemap.xml": "MINE 1", "sitemap.xml": "MINE 2"} {
 				got, err := os.ReadFile(filepath.Join(dir, name))
@@ -164,6 +164,59 @@ func TestUnwritableDirectory(t *testing.T) {
 	}
 }
 
+// TestMissingDirectoryIsNotCreated: without CreateDirs, a Put into a
+// directory that is gone fails, and the directory stays gone.
+func TestMissingDirectoryIsNotCreated(t *testing.T) {
+	dir := t.TempDir()
+	p := open(t, dir, Options{})
+	_, err := p.Begin().Put("gone/s.xml", []byte("MINE"))
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "gone")) {
+		t.Errorf("err = %v, want a not-exist error naming the directory", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gone")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("Put created the missing directory")
+	}
+}
+
+// TestCommitFailsFilesAlone moves a directory away between Put and Commit,
+// as a deploy can while a publish is under way: that directory's file fails
+// alone, named, and every other file of the batch lands.
+func TestCommitFailsFilesAlone(t *testing.T) {
+	for _, mode := range []SyncMode{SyncBatch, SyncPerFile} {
+		t.Run(fmt.Sprint(mode), func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range []string{"a", "b", "c"} {
+				os.Mkdir(filepath.Join(dir, d), 0o755)
+			}
+			p := open(t, dir, Options{Sync: mode})
+			b := p.Begin()
+			for _, name := range []string{"a/s.xml", "b/s.xml", "c/s.xml"} {
+				if _, err := b.Put(name, []byte("MINE "+name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Rename(filepath.Join(dir, "b"), filepath.Join(dir, "moved")); err != nil {
+				t.Fatal(err)
+			}
+			failed, err := b.Commit()
+			if err != nil {
+				t.Errorf("batch error: %v", err)
+			}
+			if len(failed) != 1 || !errors.Is(failed["b/s.xml"], os.ErrNotExist) {
+				t.Errorf("failed = %v, want only b/s.xml, not found", failed)
+			}
+			for _, name := range []string{"a/s.xml", "c/s.xml"} {
+				if got, err := os.ReadFile(filepath.Join(dir, name)); string(got) != "MINE "+name {
+					t.Errorf("%s = %q, %v: the other files must land", name, got, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "b")); !errors.Is(err, os.ErrNotExist) {
+				t.Error("the moved directory came back")
+			}
+		})
+	}
+}
+
 func TestAbortAndStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	p := open(t, dir, Options{})
@@ -247,7 +300,7 @@ func BenchmarkCommit(b *testing.B) {
 		}{{"none", SyncNone}, {"per-file", SyncPerFile}, {"batch", SyncBatch}} {
 			b.Run(fmt.Sprintf("files=%d/%s", files, mode.name), func(b *testing.B) {
 				dir := b.TempDir()
-				p, err := Open(dir, Options{Owned: owned, Sync: mode.m})
+				p, err := Open(dir, Options{Owned: owned, Sync: mode.m, CreateDirs: true})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -263,8 +316,8 @@ func BenchmarkCommit(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					if err := batch.Commit(); err != nil {
-						b.Fatal(err)
+					if failed, err := batch.Commit(); err != nil || failed != nil {
+						b.Fatal(failed, err)
 					}
 				}
 			})
