@@ -44,6 +44,12 @@ type Config struct {
 	Watch  Watch  `yaml:"watch"`
 	Notify Notify `yaml:"notify"`
 
+	// RobotsTxt keeps one "Sitemap:" line per index file in the robots.txt
+	// at the root of the output, changing nothing else in it.
+	RobotsTxt bool `yaml:"robots_txt"`
+
+	// StateDir holds what the notifier still owes each endpoint. It is only
+	// used when endpoints are configured.
 	StateDir string `yaml:"state_dir"`
 	Log      Log    `yaml:"log"`
 	Listen   string `yaml:"listen"`
@@ -87,6 +93,14 @@ type Watch struct {
 type Notify struct {
 	Schedule  string     `yaml:"schedule"`
 	Endpoints []Endpoint `yaml:"endpoints"`
+	// Timeout bounds each HTTP request.
+	Timeout time.Duration `yaml:"timeout"`
+	// Attempts is how many times one scheduled run tries a request that
+	// fails in a way worth retrying (network errors, 408, 429, 5xx).
+	Attempts int `yaml:"attempts"`
+	// MaxBackoff caps the wait between attempts, including a server's
+	// Retry-After.
+	MaxBackoff time.Duration `yaml:"max_backoff"`
 }
 
 // Endpoint is one place to notify.
@@ -121,7 +135,11 @@ func Default() Config {
 			MaxDelay: 5 * time.Second,
 			Rescan:   6 * time.Hour,
 		},
-		Notify: Notify{Schedule: "*/10 * * * *"},
+		Notify: Notify{
+			Schedule: "*/10 * * * *",
+			Timeout:  10 * time.Second, Attempts: 5, MaxBackoff: 5 * time.Minute,
+		},
+		StateDir: "/var/lib/sitemapd",
 		Log:    Log{Level: "info", Format: "auto"},
 	}
 }

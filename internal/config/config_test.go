@@ -43,7 +43,8 @@ func TestFullConfig(t *testing.T) {
 		}
 	}
 	if c.Depth != 2 || !c.Gzip || c.Mode != 0o640 || c.Watch.Settle != time.Second || c.Watch.Rescan != 0 ||
-		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 {
+		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 ||
+		c.Notify.Timeout != 3*time.Second || c.Notify.Attempts != 2 || c.Notify.MaxBackoff != time.Minute || !c.RobotsTxt {
 		t.Errorf("decoded %+v", c)
 	}
 }
@@ -85,12 +86,13 @@ func TestBadConfigs(t *testing.T) {
 			"values.bad.yml:13: pages.rules[0].changefreq: \"sometimes\" is not one of",
 			"values.bad.yml:16: watch.max_delay: 1s must be at least watch.settle (2s)",
 			"values.bad.yml:18: notify.schedule: \"TZ=UTC\": not a valid cron spec",
-			"values.bad.yml:23: notify.endpoints[0].key: IndexNow keys are 8–128 characters",
-			"values.bad.yml:24: notify.endpoints[1].name: \"in\" is used by another endpoint",
-			"values.bad.yml:26: notify.endpoints[1].url: \"https://engine.example/ping\" has no {sitemap} placeholder",
-			"values.bad.yml:27: log.level: \"loud\" is not one of",
-			"values.bad.yml:27: log.format: \"xml\" is not one of",
-			"values.bad.yml:28: listen: \"9477\" must be host:port",
+			"values.bad.yml:19: notify.attempts: 0 must be at least 1",
+			"values.bad.yml:24: notify.endpoints[0].key: IndexNow keys are 8–128 characters",
+			"values.bad.yml:25: notify.endpoints[1].name: \"in\" is used by another endpoint",
+			"values.bad.yml:27: notify.endpoints[1].url: \"https://engine.example/ping\" has no {sitemap} placeholder",
+			"values.bad.yml:28: log.level: \"loud\" is not one of",
+			"values.bad.yml:28: log.format: \"xml\" is not one of",
+			"values.bad.yml:29: listen: \"9477\" must be host:port",
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

@@ -151,6 +151,15 @@ func (c *Config) validate(lines map[string]int) error {
 	if err := checkSchedule(c.Notify.Schedule); err != nil {
 		bad("notify.schedule", "%q: %v", c.Notify.Schedule, err)
 	}
+	if c.Notify.Timeout <= 0 {
+		bad("notify.timeout", "%v must be positive", c.Notify.Timeout)
+	}
+	if c.Notify.Attempts < 1 {
+		bad("notify.attempts", "%d must be at least 1", c.Notify.Attempts)
+	}
+	if c.Notify.MaxBackoff <= 0 {
+		bad("notify.max_backoff", "%v must be positive", c.Notify.MaxBackoff)
+	}
 	names := map[string]bool{}
 	for i, ep := range c.Notify.Endpoints {
 		key := fmt.Sprintf("notify.endpoints[%d]", i)
@@ -182,6 +191,8 @@ func (c *Config) validate(lines map[string]int) error {
 
 	if c.StateDir != "" {
 		c.StateDir = c.resolve(c.StateDir)
+	} else if len(c.Notify.Endpoints) > 0 {
+		bad("state_dir", "is required with notify endpoints: it keeps what they are owed across restarts")
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)

@@ -1,0 +1,401 @@
+// Package ping tells search engines what changed.
+//
+// The Notifier keeps, for every configured endpoint, the set of URLs it is
+// owed: page URLs added, changed or removed for an IndexNow endpoint, the
+// index URLs for a classic ping endpoint. Publishes add to the sets (a URL
+// changed ten times is owed once); a cron schedule sends them, one job per
+// endpoint, so a slow or failing endpoint never delays another; a URL is
+// forgotten only once its endpoint accepted it, and only if it was not
+// owed again meanwhile. The sets live in state_dir, rewritten atomically
+// whenever they change, so neither an outage nor a restart loses a change.
+//
+// Requests have a timeout and a User-Agent naming sitemapd. Network errors,
+// 408, 429 and 5xx other than 501 are retried within a run with
+// exponential backoff and full jitter, honouring Retry-After up to
+// notify.max_backoff; what is still owed after the last attempt waits for
+// the next run. See send.go for how each status is handled.
+package ping
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/publish"
+)
+
+// Stats are one endpoint's counters, for logs and metrics.
+type Stats struct {
+	Endpoint   string
+	Attempts   int    // HTTP requests made
+	Successes  int    // requests the endpoint accepted
+	Failures   int    // requests that failed, retried or not
+	LastStatus int    // HTTP status of the last response; 0 for none
+	LastError  string // the last failure, "" after a success
+	Owed       int    // URLs owed now
+	Gone       bool   // the endpoint answered 404/410; calls stopped
+}
+
+// endpoint is one configured endpoint and what it is owed. Guarded by
+// Notifier.mu.
+type endpoint struct {
+	cfg   config.Endpoint
+	owed  map[string]uint64 // URL -> generation at which it was last owed
+	gone  string            // endpoint URL that answered 404/410, or ""
+	stats Stats
+}
+
+// Notifier owes and sends notifications. Note is safe to call while a run
+// is under way.
+type Notifier struct {
+	cfg    *config.Config
+	log    *zap.Logger
+	ua     string
+	client *http.Client
+	store  *publish.Publisher // state_dir, nil without endpoints
+	lock   *os.File           // flock on state_dir, held while open
+	sleep  func(context.Context, time.Duration) error
+
+	mu    sync.Mutex
+	eps   []*endpoint
+	gen   uint64
+	fresh bool // no state file existed: this site was never notified
+	rnd   *rand.Rand
+}
+
+// Option adjusts a Notifier.
+type Option func(*Notifier)
+
+// WithSleep replaces the wait between attempts (tests record the delays
+// instead of waiting them).
+func WithSleep(sleep func(context.Context, time.Duration) error) Option {
+	return func(n *Notifier) { n.sleep = sleep }
+}
+
+// WithRand seeds the backoff jitter.
+func WithRand(r *rand.Rand) Option { return func(n *Notifier) { n.rnd = r } }
+
+// WithVersion sets the version the User-Agent names.
+func WithVersion(v string) Option {
+	return func(n *Notifier) { n.ua = "sitemapd/" + v + " (+https://github.com/sitemapd/sitemapd)" }
+}
+
+// ErrLocked reports that another sitemapd process uses the state directory.
+var ErrLocked = errors.New("another sitemapd process is using the notification state")
+
+// New returns a Notifier for a validated configuration, with what the state
+// directory says is owed. With endpoints configured it creates state_dir if
+// needed and locks it: a second process on the same state fails with
+// ErrLocked. Close releases it.
+func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	n := &Notifier{cfg: cfg, log: log.Named("notify"), sleep: sleepCtx, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	WithVersion("dev")(n)
+	for _, o := range opts {
+		o(n)
+	}
+	n.client = newClient(cfg.Notify.Timeout)
+	for _, ec := range cfg.Notify.Endpoints {
+		n.eps = append(n.eps, &endpoint{cfg: ec, owed: map[string]uint64{}, stats: Stats{Endpoint: ec.Name}})
+	}
+	if len(n.eps) == 0 {
+		return n, nil
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state directory: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(cfg.StateDir, "notify.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open state lock: %w", err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w in %s", ErrLocked, cfg.StateDir)
+		}
+		return nil, fmt.Errorf("lock state directory %s: %w", cfg.StateDir, err)
+	}
+	n.lock = lock
+	n.store, err = publish.Open(cfg.StateDir, publish.Options{Mode: 0o600})
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	doc, err := readState(cfg.StateDir, n.log)
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.fresh = doc == nil
+	if doc != nil {
+		for _, ep := range n.eps {
+			st := doc.Endpoints[ep.cfg.Name]
+			if st == nil {
+				continue
+			}
+			for _, u := range st.URLs {
+				ep.owed[u] = 0
+			}
+			if st.Gone == ep.cfg.URL {
+				ep.gone = st.Gone // still the URL that answered it is gone
+			}
+		}
+	}
+	return n, nil
+}
+
+// Close releases the state directory. It does not wait for runs: cancel
+// Run's context first.
+func (n *Notifier) Close() error {
+	var err error
+	if n.store != nil {
+		err = n.store.Close()
+	}
+	if n.lock != nil {
+		if cerr := n.lock.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Note owes the endpoints a publish: its page URLs (added, changed and
+// removed alike: engines recrawl each) to IndexNow endpoints, its index URLs
+// to ping endpoints when any sitemap file changed. initial marks the
+// daemon's first build: on a site that was never notified (no state file)
+// its URLs are the whole site, which engines learn from the sitemaps, not
+// from a flood of IndexNow submissions.
+func (n *Notifier) Note(pages, indexes []string, filesChanged, initial bool) error {
+	if len(n.eps) == 0 {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	skipPages := initial && n.fresh
+	if skipPages && len(pages) > 0 {
+		n.log.Info("first run on this site: not submitting its existing URLs to IndexNow; the sitemaps list them",
+			zap.Int("urls", len(pages)))
+	}
+	n.fresh = false
+	n.gen++
+	for _, ep := range n.eps {
+		switch {
+		case ep.cfg.Kind == "indexnow" && !skipPages:
+			for _, u := range pages {
+				ep.owed[u] = n.gen
+			}
+		case ep.cfg.Kind == "ping" && filesChanged && len(indexes) > 0:
+			// The index URLs now published replace older ones: a ping
+			// says "read the index again", once.
+			clear(ep.owed)
+			for _, u := range indexes {
+				ep.owed[u] = n.gen
+			}
+		}
+	}
+	return n.saveLocked()
+}
+
+// saveLocked writes the state file if it changed. n.mu must be held.
+func (n *Notifier) saveLocked() error {
+	data, err := encodeState(n.eps)
+	if err != nil {
+		return err
+	}
+	b := n.store.Begin()
+	if _, err := b.Put(StateFile, data); err != nil {
+		return fmt.Errorf("save notification state: %w", err)
+	}
+	failed, err := b.Commit()
+	for _, ferr := range failed {
+		err = errors.Join(err, ferr)
+	}
+	if err != nil {
+		return fmt.Errorf("save notification state: %w", err)
+	}
+	return nil
+}
+
+// Stats returns every endpoint's counters.
+func (n *Notifier) Stats() []Stats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]Stats, len(n.eps))
+	for i, ep := range n.eps {
+		out[i] = ep.stats
+		out[i].Owed = len(ep.owed)
+		out[i].Gone = ep.gone != ""
+	}
+	return out
+}
+
+// Run sends what is owed on the configured schedule until ctx is done, then
+// waits for runs under way (their requests are canceled with ctx) and
+// returns. Each endpoint is a job of its own: a run still going when its
+// next turn comes skips that turn, and a panic in one is logged, not fatal.
+func (n *Notifier) Run(ctx context.Context) error {
+	if len(n.eps) == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	sched, err := parseSchedule(n.cfg.Notify.Schedule)
+	if err != nil {
+		return err
+	}
+	cl := cronLogger{n.log.Sugar()}
+	// Recover must sit inside SkipIfStillRunning: a panic through the
+	// latter never gives back its token, and the job would never run again.
+	c := cron.New(cron.WithChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)), cron.WithLogger(cl))
+	for _, ep := range n.eps {
+		c.Schedule(sched, cron.FuncJob(func() { n.send(ctx, ep) }))
+	}
+	c.Start()
+	<-ctx.Done()
+	<-c.Stop().Done()
+	return nil
+}
+
+// parseSchedule parses a spec that config validation accepted; the recover
+// is for the library's panics on specs validation let through.
+func parseSchedule(spec string) (s cron.Schedule, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("notify.schedule %q: not a valid cron spec", spec)
+		}
+	}()
+	return cron.ParseStandard(spec)
+}
+
+// Result is what Flush did for one endpoint.
+type Result struct {
+	Endpoint string
+	Sent     int   // URLs the endpoint accepted
+	Owed     int   // URLs still owed after the run
+	Err      error // why something is still owed, if anything is
+}
+
+// Flush sends what is owed now, every endpoint at once, and reports.
+func (n *Notifier) Flush(ctx context.Context) []Result {
+	res := make([]Result, len(n.eps))
+	var wg sync.WaitGroup
+	for i, ep := range n.eps {
+		wg.Go(func() { res[i] = n.send(ctx, ep) })
+	}
+	wg.Wait()
+	return res
+}
+
+// Request is one request a run would make, for dry runs.
+type Request struct {
+	Endpoint string
+	Method   string
+	URL      string
+	URLs     []string // the page URLs it carries (IndexNow)
+}
+
+// Plan returns the requests a run would make now, without sending any.
+func (n *Notifier) Plan() []Request {
+	var out []Request
+	for _, ep := range n.eps {
+		urls, _ := n.snapshot(ep)
+		if len(urls) == 0 {
+			continue
+		}
+		switch ep.cfg.Kind {
+		case "indexnow":
+			on, _ := n.onHost(urls)
+			for _, batch := range batches(on) {
+				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodPost, URL: ep.cfg.URL, URLs: batch})
+			}
+		case "ping":
+			for _, u := range urls {
+				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodGet, URL: pingURL(ep.cfg.URL, u)})
+			}
+		}
+	}
+	return out
+}
+
+// OweIndex owes every ping endpoint a ping of the given index URLs, as if
+// the index had just changed (`sitemapd ping -now`).
+func (n *Notifier) OweIndex(indexes []string) error {
+	return n.Note(nil, indexes, true, false)
+}
+
+// snapshot returns the URLs an endpoint is owed, sorted, with their
+// generations; nothing for an endpoint that is gone.
+func (n *Notifier) snapshot(ep *endpoint) ([]string, map[string]uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ep.gone != "" {
+		return nil, nil
+	}
+	gens := make(map[string]uint64, len(ep.owed))
+	urls := make([]string, 0, len(ep.owed))
+	for u, g := range ep.owed {
+		urls = append(urls, u)
+		gens[u] = g
+	}
+	slices.Sort(urls)
+	return urls, gens
+}
+
+// delivered forgets URLs an endpoint accepted, unless they were owed again
+// since the snapshot, and saves.
+func (n *Notifier) delivered(ep *endpoint, urls []string, gens map[string]uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, u := range urls {
+		if g, ok := ep.owed[u]; ok && g == gens[u] {
+			delete(ep.owed, u)
+		}
+	}
+	if err := n.saveLocked(); err != nil {
+		n.log.Error("cannot save notification state; a restart may send these URLs again", zap.Error(err))
+	}
+}
+
+// dropped forgets URLs that can never be delivered, like delivered.
+func (n *Notifier) dropped(ep *endpoint, urls []string, gens map[string]uint64) {
+	n.delivered(ep, urls, gens)
+}
+
+func pingURL(template, index string) string {
+	return strings.ReplaceAll(template, "{sitemap}", url.QueryEscape(index))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// cronLogger routes the cron library's messages (and recovered panics)
+// to zap.
+type cronLogger struct{ s *zap.SugaredLogger }
+
+func (l cronLogger) Info(msg string, kv ...any) { l.s.Debugw("cron: "+msg, kv...) }
+func (l cronLogger) Error(err error, msg string, kv ...any) {
+	l.s.Errorw("cron: "+msg, append([]any{"error", err}, kv...)...)
+}

@@ -1,0 +1,336 @@
+package ping
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// IndexNowBatch is the most URLs one IndexNow POST may carry.
+const IndexNowBatch = 10_000
+
+const (
+	maxBody      = 64 << 10 // response bytes read; the rest is dropped with the connection
+	logBody      = 1 << 10  // response bytes logged
+	maxRedirects = 3
+	backoffBase  = time.Second
+)
+
+// errRedirects stops a redirect loop; it is no reason to retry.
+var errRedirects = fmt.Errorf("stopped after %d redirects", maxRedirects)
+
+// newClient returns the HTTP client for every endpoint: a timeout per
+// request (zero would mean none), proxies from the environment, and
+// redirects followed only when they keep the method. Go re-sends a POST
+// redirected by 301, 302 or 303 as a bodiless GET, which no IndexNow
+// endpoint wants: such a response is returned as is and reported.
+func newClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout:   timeout,
+		Transport: http.DefaultTransport.(*http.Transport).Clone(),
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= maxRedirects {
+				return errRedirects
+			}
+			if req.Method != via[0].Method {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		},
+	}
+}
+
+// outcome classifies a finished exchange.
+type outcome int
+
+const (
+	sent      outcome = iota // accepted
+	retryNext                // not now: keep it owed for the next run
+	drop                     // never deliverable as it is: forget it
+	gone                     // the endpoint no longer exists
+)
+
+// send delivers what one endpoint is owed and reports.
+func (n *Notifier) send(ctx context.Context, ep *endpoint) Result {
+	res := Result{Endpoint: ep.cfg.Name}
+	urls, gens := n.snapshot(ep)
+	if len(urls) > 0 {
+		switch ep.cfg.Kind {
+		case "indexnow":
+			res.Sent, res.Err = n.sendIndexNow(ctx, ep, urls, gens)
+		case "ping":
+			res.Sent, res.Err = n.sendPing(ctx, ep, urls, gens)
+		}
+	}
+	n.mu.Lock()
+	res.Owed = len(ep.owed)
+	n.mu.Unlock()
+	return res
+}
+
+// onHost splits URLs into those on the site's host and the others, which
+// the protocol refuses.
+func (n *Notifier) onHost(urls []string) (on, off []string) {
+	host := n.host()
+	for _, u := range urls {
+		if p, err := url.Parse(u); err != nil || p.Host != host {
+			off = append(off, u)
+		} else {
+			on = append(on, u)
+		}
+	}
+	return on, off
+}
+
+// batches splits URLs into POST-sized batches.
+func batches(urls []string) [][]string {
+	var out [][]string
+	for len(urls) > 0 {
+		k := min(len(urls), IndexNowBatch)
+		out = append(out, urls[:k])
+		urls = urls[k:]
+	}
+	return out
+}
+
+func (n *Notifier) host() string {
+	u, _ := url.Parse(n.cfg.BaseURL)
+	return u.Host
+}
+
+type indexNowBody struct {
+	Host        string   `json:"host"`
+	Key         string   `json:"key"`
+	KeyLocation string   `json:"keyLocation"`
+	URLList     []string `json:"urlList"`
+}
+
+func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string, gens map[string]uint64) (int, error) {
+	on, off := n.onHost(urls)
+	if len(off) > 0 {
+		// They can never be sent (a base_url changed since they were owed).
+		n.log.Warn("dropping URLs of another host than base_url's", zap.String("endpoint", ep.cfg.Name),
+			zap.Int("urls", len(off)), zap.String("example", off[0]), zap.String("host", n.host()))
+		n.dropped(ep, off, gens)
+	}
+	total := 0
+	for _, batch := range batches(on) {
+		body, err := json.Marshal(indexNowBody{
+			Host: n.host(), Key: ep.cfg.Key, KeyLocation: n.cfg.BaseURL + ep.cfg.Key + ".txt", URLList: batch,
+		})
+		if err != nil {
+			return total, err
+		}
+		status, resp, err := n.do(ctx, ep, func(ctx context.Context) (*http.Request, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.cfg.URL, bytes.NewReader(body))
+			if err == nil {
+				req.Header.Set("Content-Type", "application/json; charset=utf-8")
+			}
+			return req, err
+		})
+		switch o, why := indexNowOutcome(status, err); o {
+		case sent:
+			n.delivered(ep, batch, gens)
+			total += len(batch)
+			n.log.Info("submitted to IndexNow", zap.String("endpoint", ep.cfg.Name), zap.Int("urls", len(batch)), zap.Int("status", status))
+		case drop:
+			n.log.Error("IndexNow refused a batch; it is dropped: "+why, zap.String("endpoint", ep.cfg.Name),
+				zap.Int("status", status), zap.Int("urls", len(batch)), zap.ByteString("body", truncate(resp)))
+			n.dropped(ep, batch, gens)
+		default:
+			if status != 0 {
+				n.log.Error("IndexNow did not take the URLs; they stay owed: "+why, zap.String("endpoint", ep.cfg.Name),
+					zap.Int("status", status), zap.ByteString("body", truncate(resp)))
+				err = fmt.Errorf("HTTP %d: %s", status, why)
+			}
+			// The rest would meet the same fate: try them next run.
+			return total, fmt.Errorf("endpoint %s: %w", ep.cfg.Name, err)
+		}
+	}
+	return total, nil
+}
+
+// indexNowOutcome maps a response (RELIABILITY.md §4.2) to what happens to
+// its batch, with the reason to log.
+func indexNowOutcome(status int, err error) (outcome, string) {
+	switch {
+	case err != nil:
+		return retryNext, err.Error()
+	case status == http.StatusOK || status == http.StatusAccepted:
+		return sent, ""
+	case status == http.StatusBadRequest:
+		return drop, "the request is malformed, which no configuration can fix"
+	case status == http.StatusForbidden:
+		return retryNext, "the key is not valid: check that <key>.txt is served at keyLocation and holds the key (notify.endpoints[].key, base_url)"
+	case status == http.StatusUnprocessableEntity:
+		return retryNext, "the URLs do not belong to the host, or the key does not match the key file: check base_url and the key"
+	case retryable(status):
+		return retryNext, "the endpoint is overloaded or failing; trying again at the next run"
+	case status >= 300 && status < 400:
+		return retryNext, "the endpoint redirects a POST: set its url to where it now lives"
+	default:
+		return retryNext, "unexpected status"
+	}
+}
+
+func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, gens map[string]uint64) (int, error) {
+	total := 0
+	for _, index := range urls {
+		target := pingURL(ep.cfg.URL, index)
+		status, resp, err := n.do(ctx, ep, func(ctx context.Context) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		})
+		switch {
+		case err != nil:
+			return total, fmt.Errorf("endpoint %s: %w", ep.cfg.Name, err)
+		case status >= 200 && status < 300:
+			n.delivered(ep, []string{index}, gens)
+			total++
+			n.log.Info("pinged", zap.String("endpoint", ep.cfg.Name), zap.String("sitemap", index), zap.Int("status", status))
+		case status == http.StatusNotFound || status == http.StatusGone:
+			n.markGone(ep, status)
+			return total, fmt.Errorf("endpoint %s: HTTP %d: gone", ep.cfg.Name, status)
+		default:
+			n.log.Error("ping not accepted; it stays owed", zap.String("endpoint", ep.cfg.Name),
+				zap.Int("status", status), zap.ByteString("body", truncate(resp)))
+			return total, fmt.Errorf("endpoint %s: HTTP %d", ep.cfg.Name, status)
+		}
+	}
+	return total, nil
+}
+
+// markGone stops calls to an endpoint that answered 404 or 410 until its
+// configured URL changes; the big engines retired their ping URLs this way.
+func (n *Notifier) markGone(ep *endpoint, status int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ep.gone = ep.cfg.URL
+	clear(ep.owed)
+	n.log.Warn("endpoint is gone; not calling it again until its url changes in the configuration",
+		zap.String("endpoint", ep.cfg.Name), zap.String("url", ep.cfg.URL), zap.Int("status", status))
+	if err := n.saveLocked(); err != nil {
+		n.log.Error("cannot save notification state", zap.Error(err))
+	}
+}
+
+// do makes one request, retrying what is worth retrying. It returns the
+// last response's status and (capped) body, or the last transport error.
+func (n *Notifier) do(ctx context.Context, ep *endpoint, newReq func(context.Context) (*http.Request, error)) (int, []byte, error) {
+	for attempt := 1; ; attempt++ {
+		req, err := newReq(ctx)
+		if err != nil {
+			return 0, nil, err
+		}
+		req.Header.Set("User-Agent", n.ua)
+		status, body, wait, err := n.exchange(ep, req)
+		if err == nil && !retryable(status) {
+			return status, body, nil
+		}
+		if ctx.Err() != nil {
+			return status, body, ctx.Err()
+		}
+		if attempt >= n.cfg.Notify.Attempts || errors.Is(err, errRedirects) {
+			if err == nil && status != 0 {
+				return status, body, nil
+			}
+			return status, body, err
+		}
+		d := n.backoff(attempt)
+		if wait > 0 {
+			d = wait
+		}
+		if max := n.cfg.Notify.MaxBackoff; d > max {
+			n.log.Warn("capping the wait the endpoint asked for", zap.String("endpoint", ep.cfg.Name),
+				zap.Duration("asked", d), zap.Duration("cap", max))
+			d = max
+		}
+		n.log.Info("retrying", zap.String("endpoint", ep.cfg.Name), zap.Int("attempt", attempt),
+			zap.Int("status", status), zap.NamedError("error", err), zap.Duration("in", d))
+		if err := n.sleep(ctx, d); err != nil {
+			return status, body, err
+		}
+	}
+}
+
+// exchange sends one request and reads at most maxBody of the answer.
+// wait is the Retry-After the server asked for, if any.
+func (n *Notifier) exchange(ep *endpoint, req *http.Request) (status int, body []byte, wait time.Duration, err error) {
+	resp, err := n.client.Do(req)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ep.stats.Attempts++
+	if err != nil {
+		ep.stats.Failures++
+		ep.stats.LastError = err.Error()
+		return 0, nil, 0, err
+	}
+	body, _ = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close() // unread bytes close the connection instead of being drained
+	ep.stats.LastStatus = resp.StatusCode
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		ep.stats.Successes++
+		ep.stats.LastError = ""
+	} else {
+		ep.stats.Failures++
+		ep.stats.LastError = resp.Status
+	}
+	return resp.StatusCode, body, retryAfter(resp.Header.Get("Retry-After"), time.Now()), nil
+}
+
+// retryable reports the statuses worth another attempt (RELIABILITY.md
+// §4.3): 408, 429 and 5xx except 501.
+func retryable(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests ||
+		(status >= 500 && status != http.StatusNotImplemented)
+}
+
+// backoff is the wait before attempt+1: full jitter over an exponential
+// ceiling, rand(0, min(cap, base·2^(attempt-1))).
+func (n *Notifier) backoff(attempt int) time.Duration {
+	ceiling := n.cfg.Notify.MaxBackoff
+	if attempt-1 < 32 {
+		ceiling = min(ceiling, backoffBase<<(attempt-1))
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return time.Duration(n.rnd.Int64N(int64(ceiling) + 1))
+}
+
+// retryAfter parses a Retry-After header: delta-seconds or an HTTP-date.
+// Anything else, or a time already past, is no wait.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > int64(365*24*time.Hour/time.Second) {
+			secs = int64(365 * 24 * time.Hour / time.Second) // no overflow; the cap applies later
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func truncate(b []byte) []byte {
+	if len(b) > logBody {
+		return b[:logBody]
+	}
+	return b
+}
