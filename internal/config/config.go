@@ -140,7 +140,7 @@ func Default() Config {
 			Timeout:  10 * time.Second, Attempts: 5, MaxBackoff: 5 * time.Minute,
 		},
 		StateDir: "/var/lib/sitemapd",
-		Log:    Log{Level: "info", Format: "auto"},
+		Log:      Log{Level: "info", Format: "auto"},
 	}
 }
 

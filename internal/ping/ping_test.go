@@ -553,7 +553,6 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-
 // roundTripper answers in memory. Only the schedule test uses it: inside
 // a synctest bubble, fake time stands still while a goroutine waits on a
 // real socket, so the HTTP exchange itself is tested above, on 127.0.0.1.
