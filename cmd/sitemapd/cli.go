@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -19,6 +21,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/daemon"
+	"github.com/sitemapd/sitemapd/internal/ping"
 )
 
 // Exit statuses (DESIGN.md "Running it").
@@ -50,6 +53,9 @@ commands:
   run      -config FILE   build, then watch the document root and keep every sitemap true
   build    -config FILE   build every sitemap and the index once, then exit
   check    -config FILE   validate a configuration file
+  ping     -config FILE [-now] [-dry-run]
+                          send search engines what they are owed now; -now also
+                          pings the published index; -dry-run only prints
   version                 print the version
 
 Exit status: 0 success, 1 runtime failure, 2 bad usage or configuration.
@@ -70,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdBuild(args, stderr)
 	case "check":
 		return cmdCheck(args, stdout, stderr)
+	case "ping":
+		return cmdPing(args, stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "sitemapd %s\n", versionString())
 		return ExitOK
@@ -81,11 +89,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// parseConfigFlag parses "-config FILE" for a subcommand.
-func parseConfigFlag(name string, args []string, stderr io.Writer) (string, bool) {
+// parseConfigFlag parses "-config FILE" for a subcommand, and the flags
+// more adds.
+func parseConfigFlag(name string, args []string, stderr io.Writer, more ...func(*flag.FlagSet)) (string, bool) {
 	fs := flag.NewFlagSet("sitemapd "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", defaultConfig, "configuration `file`")
+	for _, m := range more {
+		m(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		return "", false
 	}
@@ -131,8 +143,8 @@ type session struct {
 
 // start parses "-config FILE", loads the file and sets up logging and
 // signals; ok is false (the message printed) on bad usage or config.
-func start(name string, args []string, stderr io.Writer) (s session, ok bool) {
-	if s.path, ok = parseConfigFlag(name, args, stderr); !ok {
+func start(name string, args []string, stderr io.Writer, more ...func(*flag.FlagSet)) (s session, ok bool) {
+	if s.path, ok = parseConfigFlag(name, args, stderr, more...); !ok {
 		return s, false
 	}
 	if s.cfg, ok = loadConfig(s.path, stderr); !ok {
@@ -201,7 +213,7 @@ func cmdRun(args []string, stderr io.Writer) int {
 		}
 	}()
 
-	d := daemon.New(daemon.Options{ConfigPath: path, Reload: reload}, log)
+	d := daemon.New(daemon.Options{ConfigPath: path, Reload: reload, Version: versionString()}, log)
 	if err := d.Run(ctx); err != nil {
 		log.Error("stopped", zap.Error(err))
 		return ExitFailure
@@ -246,4 +258,93 @@ func newLogger(c config.Log, w io.Writer) *zap.Logger {
 		enc = zapcore.NewJSONEncoder(ec)
 	}
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), level))
+}
+
+// cmdPing sends what the state directory says the endpoints are owed, and
+// reports per endpoint. It cannot run beside `sitemapd run` on the same
+// state: the daemon sends on its schedule.
+func cmdPing(args []string, stdout, stderr io.Writer) int {
+	var now, dryRun bool
+	s, ok := start("ping", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&now, "now", false, "also ping the published index, owed or not")
+		fs.BoolVar(&dryRun, "dry-run", false, "print the requests instead of sending them")
+	})
+	if !ok {
+		return ExitUsage
+	}
+	defer s.stop()
+	cfg, log, ctx := s.cfg, s.log, s.ctx
+	if len(cfg.Notify.Endpoints) == 0 {
+		fmt.Fprintf(stdout, "%s: no notify endpoints configured\n", s.path)
+		return ExitOK
+	}
+	n, err := ping.New(cfg, log, ping.WithVersion(versionString()))
+	if err != nil {
+		if errors.Is(err, ping.ErrLocked) {
+			err = fmt.Errorf("%w: sitemapd run sends on its schedule; stop it to send by hand", err)
+		}
+		log.Error("cannot start", zap.Error(err))
+		return ExitFailure
+	}
+	defer n.Close()
+	if now {
+		indexes, err := publishedIndexes(cfg)
+		if err != nil {
+			log.Error("cannot find the published index", zap.Error(err))
+			return ExitFailure
+		}
+		if err := n.OweIndex(indexes); err != nil {
+			log.Error("cannot record the ping", zap.Error(err))
+			return ExitFailure
+		}
+	}
+	if dryRun {
+		plan := n.Plan()
+		for _, r := range plan {
+			if r.URLs != nil {
+				fmt.Fprintf(stdout, "%s: %s %s with %d URLs\n", r.Endpoint, r.Method, r.URL, len(r.URLs))
+				for _, u := range r.URLs {
+					fmt.Fprintf(stdout, "\t%s\n", u)
+				}
+			} else {
+				fmt.Fprintf(stdout, "%s: %s %s\n", r.Endpoint, r.Method, r.URL)
+			}
+		}
+		if len(plan) == 0 {
+			fmt.Fprintln(stdout, "nothing is owed")
+		}
+		return ExitOK
+	}
+	status := ExitOK
+	for _, r := range n.Flush(ctx) {
+		line := fmt.Sprintf("%s: sent %d, owed %d", r.Endpoint, r.Sent, r.Owed)
+		if r.Err != nil {
+			line += ": " + r.Err.Error()
+			status = ExitFailure
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	return status
+}
+
+// publishedIndexes returns the URLs of the index files on disk.
+func publishedIndexes(cfg *config.Config) ([]string, error) {
+	dir := cfg.OutputDir
+	if dir == "" {
+		dir = cfg.Root
+	}
+	var urls []string
+	for i := 1; ; i++ {
+		name := config.PartName(cfg.IndexName, i)
+		if cfg.Gzip {
+			name += ".gz"
+		}
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			if i == 1 {
+				return nil, fmt.Errorf("no index at %s: run sitemapd build first", filepath.Join(dir, name))
+			}
+			return urls, nil
+		}
+		urls = append(urls, cfg.BaseURL+url.PathEscape(name))
+	}
 }

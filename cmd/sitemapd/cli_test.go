@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -78,5 +82,51 @@ func TestBuildRefusesForeignFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "sitemap.xml")); err != nil {
 		t.Error("the other groups were not written")
+	}
+}
+
+// TestPing drives `sitemapd ping` against an endpoint on 127.0.0.1: -dry-run
+// prints and sends nothing, -now pings the index, a failure exits 1 and
+// keeps the ping owed for the next try.
+func TestPing(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	answer := http.StatusServiceUnavailable
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, r.URL.Query().Get("sitemap"))
+		w.WriteHeader(answer)
+	}))
+	defer srv.Close()
+	cfg, _ := writeConfig(t, "state_dir: state\nnotify: {attempts: 1, endpoints: [{name: crawler, kind: ping, url: \""+srv.URL+"/?sitemap={sitemap}\"}]}\n")
+
+	if code, out, stderr := runCLI("ping", "-config", cfg, "-now"); code != ExitFailure || !strings.Contains(stderr, "run sitemapd build first") {
+		t.Errorf("-now before any build: exit %d, %q %q", code, out, stderr)
+	}
+	if code, _, stderr := runCLI("build", "-config", cfg); code != ExitOK {
+		t.Fatalf("build: %s", stderr)
+	}
+	if code, out, _ := runCLI("ping", "-config", cfg, "-dry-run"); code != ExitOK || !strings.Contains(out, "nothing is owed") {
+		t.Errorf("dry run with nothing owed: exit %d, %q", code, out)
+	}
+	code2, out, _ := runCLI("ping", "-config", cfg, "-now", "-dry-run")
+	if want := "crawler: GET " + srv.URL + "/?sitemap=https%3A%2F%2Fexample.com%2Fsitemap_index.xml"; code2 != ExitOK || !strings.Contains(out, want) {
+		t.Errorf("dry run: exit %d, %q, want %q", code2, out, want)
+	}
+	if len(got) != 0 {
+		t.Fatalf("a dry run sent %v", got)
+	}
+	if code, out, _ := runCLI("ping", "-config", cfg); code != ExitFailure || !strings.Contains(out, "crawler: sent 0, owed 1: ") {
+		t.Errorf("endpoint down: exit %d, %q", code, out)
+	}
+	mu.Lock()
+	answer = http.StatusOK
+	mu.Unlock()
+	if code, out, _ := runCLI("ping", "-config", cfg); code != ExitOK || out != "crawler: sent 1, owed 0\n" {
+		t.Errorf("endpoint up: exit %d, %q", code, out)
+	}
+	if want := []string{"https://example.com/sitemap_index.xml", "https://example.com/sitemap_index.xml"}; !slices.Equal(got, want) {
+		t.Errorf("the endpoint received %v, want %v", got, want)
 	}
 }

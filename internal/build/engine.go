@@ -100,7 +100,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	}
 	// Directories are only created in a separate output tree: one of the
 	// document root that vanished must stay gone.
-	e.pubOpts = publish.Options{Mode: cfg.Mode, Owned: owned, CreateDirs: e.outDir != cfg.Root}
+	e.pubOpts = publish.Options{Mode: cfg.Mode, Owned: e.owned, CreateDirs: e.outDir != cfg.Root}
 	for _, o := range opts {
 		o(e)
 	}
@@ -117,7 +117,12 @@ func (e *Engine) Close() error { return e.pub.Close() }
 
 // owned recognises files sitemapd wrote by the marker comment near their
 // start, looking inside gzip files.
-func owned(name string, head []byte) bool {
+func (e *Engine) owned(name string, head []byte) bool {
+	if key, ok := e.filter.keyFiles[name]; ok {
+		// An IndexNow key file holds the key and nothing else, so it has
+		// no room for a marker: one holding our key is as good as ours.
+		return string(head) == key
+	}
 	if strings.HasSuffix(name, ".gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(head))
 		if err != nil {
@@ -273,6 +278,9 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	}
 
 	if err := e.publishIndex(rep); err != nil {
+		errs = append(errs, err)
+	}
+	if err := e.publishKeys(rep); err != nil {
 		errs = append(errs, err)
 	}
 
@@ -667,6 +675,32 @@ func (e *Engine) publishIndex(rep *Report) error {
 		e.failed[""] = true
 		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
 		errs = append(errs, fmt.Errorf("index not updated: %w", ferr))
+	}
+	return errors.Join(errs...)
+}
+
+// publishKeys writes the IndexNow key files at the root of the output,
+// where the engines fetch them (keyLocation): <key>.txt holding the key.
+func (e *Engine) publishKeys(rep *Report) error {
+	if len(e.filter.keyFiles) == 0 {
+		return nil
+	}
+	batch := e.pub.Begin()
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(e.filter.keyFiles)) {
+		changed, err := batch.Put(name, []byte(e.filter.keyFiles[name])) // never gzipped
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("IndexNow key file: %w", err))
+		case changed:
+			rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
+		}
+	}
+	failed, err := batch.Commit()
+	errs = append(errs, err)
+	for name, ferr := range failed {
+		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
+		errs = append(errs, fmt.Errorf("IndexNow key file: %w", ferr))
 	}
 	return errors.Join(errs...)
 }

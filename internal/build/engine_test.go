@@ -523,3 +523,35 @@ func TestMovedInDirectoryBringsOldSitemaps(t *testing.T) {
 		t.Errorf("full build after the update wrote %v, removed %v", rep.Written, rep.Removed)
 	}
 }
+
+// TestIndexNowKeyFile: a build publishes <key>.txt holding the key at the
+// root of the output, readable by the web server; a file of that name with
+// other content is someone else's and is refused by path.
+func TestIndexNowKeyFile(t *testing.T) {
+	const key = "0123456789abcdef"
+	extra := "state_dir: state\nnotify: {endpoints: [{name: in, kind: indexnow, url: \"https://api.indexnow.org/indexnow\", key: " + key + "}]}\n"
+	root := site(t, "index.html")
+	cfg := loadConfig(t, baseConfig, root, extra)
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	p := filepath.Join(root, key+".txt")
+	if got := read(t, p); got != key {
+		t.Errorf("key file holds %q, want %q", got, key)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("key file mode %v", st.Mode().Perm())
+	}
+	if rep := mustBuild(t, e); len(rep.Written) != 0 {
+		t.Errorf("second build wrote %v", rep.Written)
+	}
+
+	os.WriteFile(p, []byte("someone else's"), 0o644)
+	_, err := e.Build(context.Background())
+	var fe *publish.ForeignError
+	if !errors.As(err, &fe) || fe.Path != p {
+		t.Errorf("err = %v, want a refusal naming %s", err, p)
+	}
+	if got := read(t, p); got != "someone else's" {
+		t.Errorf("the foreign key file was replaced: %q", got)
+	}
+}

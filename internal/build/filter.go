@@ -47,11 +47,11 @@ type filter struct {
 	ignore  []nameMatcher
 	exclude []string // normalised globs over "/rel/path"
 	outputs []string // output names whose parts are ours (sitemap, index)
-	keyFile string   // IndexNow key file name at the root, if any
+	keyFiles map[string]string // IndexNow key file names -> their keys
 }
 
 func newFilter(cfg *config.Config) *filter {
-	f := &filter{outputs: []string{cfg.SitemapName, cfg.IndexName}}
+	f := &filter{outputs: []string{cfg.SitemapName, cfg.IndexName}, keyFiles: map[string]string{}}
 	for _, e := range cfg.Pages.Extensions {
 		f.exts = append(f.exts, strings.ToLower(e))
 	}
@@ -63,7 +63,7 @@ func newFilter(cfg *config.Config) *filter {
 	}
 	for _, ep := range cfg.Notify.Endpoints {
 		if ep.Kind == "indexnow" {
-			f.keyFile = ep.Key + ".txt"
+			f.keyFiles[ep.Key+".txt"] = ep.Key
 		}
 	}
 	return f
@@ -91,7 +91,8 @@ func (f *filter) ignored(name string) bool {
 			return true
 		}
 	}
-	return f.isOutput(name) || name == f.keyFile || name == "robots.txt"
+	_, isKey := f.keyFiles[name]
+	return f.isOutput(name) || isKey || name == "robots.txt"
 }
 
 // isPage reports whether a file name has a page extension (any case).

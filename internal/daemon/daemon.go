@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
 
@@ -27,10 +29,12 @@ type Publish struct {
 	Changes build.Changes // page URLs added, changed and removed
 	Files   []string      // sitemap and index files written or removed
 	Indexes []string      // URLs of the index files now published
+	Initial bool          // the first build after a start or reload
 }
 
 // Notifier receives every publish that changed something. It must not
-// block: it is called from the build loop.
+// block: it is called from the build loop. The daemon tells search engines
+// itself (package ping); a Notifier only observes.
 type Notifier interface {
 	Published(Publish)
 }
@@ -46,6 +50,8 @@ type Options struct {
 	// OnIdle, if set, is called after every publish, when no batch is
 	// pending (tests use it to wait without sleeping).
 	OnIdle func(build.Report)
+	// Version is named in the User-Agent of notifications.
+	Version string
 }
 
 // Daemon is a running sitemapd.
@@ -169,12 +175,33 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		}
 	}()
 
+	// The notifier holds the state directory while this configuration
+	// serves; its runs stop (requests canceled, nothing owed lost) first.
+	version := d.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	notifier, err := ping.New(cfg, d.log, ping.WithVersion(version))
+	if err != nil {
+		return nil, err
+	}
+	defer notifier.Close()
+	nctx, stopNotify := context.WithCancel(ctx)
+	notifyDone := make(chan error, 1)
+	go func() { notifyDone <- notifier.Run(nctx) }()
+	defer func() {
+		stopNotify()
+		if err := <-notifyDone; err != nil {
+			d.log.Error("notifier", zap.Error(err))
+		}
+	}()
+
 	d.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
 		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
 	var retry backoff
 	defer retry.stop()
 	publish := func(why string, run func() (*build.Report, error)) {
-		d.publish(eng, why, run)
+		d.publish(eng, notifier, why, run)
 		if failed := eng.Failed(); len(failed) > 0 {
 			if delay, armed := retry.arm(); armed {
 				d.log.Info("will retry the groups that failed", zap.Strings("groups", failed), zap.Duration("in", delay))
@@ -245,7 +272,7 @@ func (d *Daemon) reload(current [32]byte) *config.Config {
 
 // publish runs one build and logs and reports its outcome. Errors are
 // logged, never fatal: the daemon keeps serving what it has.
-func (d *Daemon) publish(eng *build.Engine, why string, run func() (*build.Report, error)) {
+func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why string, run func() (*build.Report, error)) {
 	rep, err := run()
 	if errors.Is(err, context.Canceled) {
 		return
@@ -261,10 +288,18 @@ func (d *Daemon) publish(eng *build.Engine, why string, run func() (*build.Repor
 		zap.Int("added", len(c.Added)), zap.Int("changed", len(c.Changed)), zap.Int("removed", len(c.Removed)),
 		zap.Int("files_written", len(rep.Written)), zap.Int("files_removed", len(rep.Removed)),
 		zap.Float64("seconds", rep.Duration.Seconds()))
-	if d.opts.Notifier != nil && (!c.Empty() || len(rep.Written)+len(rep.Removed) > 0) {
-		d.opts.Notifier.Published(Publish{
+	if !c.Empty() || len(rep.Written)+len(rep.Removed) > 0 {
+		p := Publish{
 			Changes: c, Files: append(append([]string{}, rep.Written...), rep.Removed...), Indexes: eng.IndexURLs(),
-		})
+			Initial: why == "initial build",
+		}
+		pages := slices.Concat(c.Added, c.Changed, c.Removed)
+		if err := notifier.Note(pages, p.Indexes, len(p.Files) > 0, p.Initial); err != nil {
+			d.log.Error("cannot record what search engines are owed", zap.Error(err))
+		}
+		if d.opts.Notifier != nil {
+			d.opts.Notifier.Published(p)
+		}
 	}
 	if d.opts.OnIdle != nil {
 		d.opts.OnIdle(*rep)
