@@ -43,10 +43,10 @@ func (m *nameMatcher) match(name string) bool {
 
 // filter decides what the walk lists.
 type filter struct {
-	exts    []string // lower case, with the dot
-	ignore  []nameMatcher
-	exclude []string // normalised globs over "/rel/path"
-	outputs []string // output names whose parts are ours (sitemap, index)
+	exts     []string // lower case, with the dot
+	ignore   []nameMatcher
+	exclude  []string          // normalised globs over "/rel/path"
+	outputs  []string          // output names whose parts are ours (sitemap, index)
 	keyFiles map[string]string // IndexNow key file names -> their keys
 }
 

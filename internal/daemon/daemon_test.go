@@ -2,13 +2,17 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -669,3 +673,99 @@ func TestSIGTERMDuringBurst(t *testing.T) {
 		return nil
 	})
 }
+
+// TestNotifyAfterSIGKILL: the IndexNow endpoint is down while a page is
+// added, and the daemon is killed with SIGKILL. Restarted with the endpoint
+// up, it delivers exactly the URLs it owed, each once.
+func TestNotifyAfterSIGKILL(t *testing.T) {
+	var mu sync.Mutex
+	up := false
+	sent := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			URLList []string `json:"urlList"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		defer mu.Unlock()
+		if !up {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		for _, u := range body.URLList {
+			sent[u]++
+		}
+	}))
+	defer srv.Close()
+
+	dir := t.TempDir()
+	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml")}
+	h.write("index.html")
+	cfg := testConfig + fmt.Sprintf("state_dir: state\nnotify: {schedule: \"@every 1s\", attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef}]}\n", srv.URL)
+	os.WriteFile(h.cfgPath, []byte(cfg), 0o644)
+	statePath := filepath.Join(dir, "state", "notify.json")
+	owed := func() []string {
+		var doc struct {
+			Endpoints map[string]struct{ URLs []string } `json:"endpoints"`
+		}
+		b, _ := os.ReadFile(statePath)
+		json.Unmarshal(b, &doc)
+		return doc.Endpoints["in"].URLs
+	}
+	startChild := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "SITEMAPD_TEST_DAEMON="+h.cfgPath)
+		var logs strings.Builder
+		var logsMu sync.Mutex
+		cmd.Stderr = writerFunc(func(p []byte) (int, error) { logsMu.Lock(); defer logsMu.Unlock(); return logs.Write(p) })
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			if t.Failed() {
+				logsMu.Lock()
+				t.Logf("daemon log:\n%.4000s", logs.String())
+				logsMu.Unlock()
+			}
+		})
+		return cmd
+	}
+
+	first := startChild()
+	h.sync()
+	h.write("blog/new.html")
+	h.waitFor("new.html owed in the state file", func() bool {
+		return slices.Contains(owed(), "https://example.com/blog/new.html")
+	})
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	want := owed()
+	if slices.Contains(want, "https://example.com/index.html") {
+		t.Errorf("owed %v: the first build of a never-notified site owes no pages", want)
+	}
+
+	mu.Lock()
+	up = true
+	mu.Unlock()
+	second := startChild()
+	h.waitFor("everything owed delivered", func() bool { return fileExists(statePath) && len(owed()) == 0 })
+	time.Sleep(2500 * time.Millisecond) // two more turns of the schedule: nothing is sent twice
+	second.Process.Signal(syscall.SIGTERM)
+	second.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range want {
+		if sent[u] != 1 {
+			t.Errorf("%s delivered %d times, want once", u, sent[u])
+		}
+	}
+	for u := range sent {
+		if !slices.Contains(want, u) {
+			t.Errorf("%s delivered but was not owed", u)
+		}
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
