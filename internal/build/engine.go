@@ -118,6 +118,11 @@ func (e *Engine) Close() error { return e.pub.Close() }
 // owned recognises files sitemapd wrote by the marker comment near their
 // start, looking inside gzip files.
 func (e *Engine) owned(name string, head []byte) bool {
+	if name == robotsFile {
+		// The site's own file, which robots_txt asks sitemapd to edit
+		// (publishRobots keeps every byte that is not its lines).
+		return e.cfg.RobotsTxt
+	}
 	if key, ok := e.filter.keyFiles[name]; ok {
 		// An IndexNow key file holds the key and nothing else, so it has
 		// no room for a marker: one holding our key is as good as ours.
@@ -283,6 +288,9 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	if err := e.publishKeys(rep); err != nil {
 		errs = append(errs, err)
 	}
+	if err := e.publishRobots(rep); err != nil {
+		errs = append(errs, fmt.Errorf("robots.txt: %w", err))
+	}
 
 	// Remove our files that no group or index claims any more.
 	want := map[string]bool{}
@@ -395,6 +403,11 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	for _, p := range oldIndex {
 		if !slices.Contains(e.indexNames(), p) {
 			stale = append(stale, p)
+		}
+	}
+	if !slices.Equal(oldIndex, e.indexNames()) {
+		if err := e.publishRobots(rep); err != nil {
+			errs = append(errs, fmt.Errorf("robots.txt: %w", err))
 		}
 	}
 	// Our files that the reads met and nothing claims: brought in with a

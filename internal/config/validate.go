@@ -61,6 +61,9 @@ func (c *Config) validate(lines map[string]int) error {
 			p += "/"
 		}
 		c.BaseURL = u.Scheme + "://" + u.Host + p
+		if c.RobotsTxt && p != "/" {
+			bad("robots_txt", "needs base_url at the root of its host (crawlers read robots.txt only there), not %q", c.BaseURL)
+		}
 	}
 
 	// output_dir

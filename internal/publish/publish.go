@@ -132,6 +132,13 @@ func (p *Publisher) abs(name string) string { return path.Join(p.dir, name) }
 // Open opens a file below the directory for reading.
 func (p *Publisher) Open(name string) (*os.File, error) { return p.root.Open(name) }
 
+// Stat describes a file below the directory, not following a final
+// symlink.
+func (p *Publisher) Stat(name string) (fs.FileInfo, error) { return p.root.Lstat(name) }
+
+// ReadFile reads a file below the directory.
+func (p *Publisher) ReadFile(name string) ([]byte, error) { return p.root.ReadFile(name) }
+
 // ModTime returns the modification time of an existing file.
 func (p *Publisher) ModTime(name string) (time.Time, error) {
 	st, err := p.root.Lstat(name)
@@ -258,6 +265,12 @@ func (p *Publisher) Begin() *Batch { return &Batch{p: p} }
 // are created with Options.CreateDirs only. A foreign file at name is a
 // *ForeignError.
 func (b *Batch) Put(name string, data []byte) (changed bool, err error) {
+	return b.PutMode(name, data, b.p.opts.Mode)
+}
+
+// PutMode is Put with the file's permission given: a file sitemapd edits
+// for its owner (robots.txt) keeps the mode it had.
+func (b *Batch) PutMode(name string, data []byte, mode fs.FileMode) (changed bool, err error) {
 	p := b.p
 	same, err := p.check(name, data)
 	if err != nil || same {
@@ -269,7 +282,7 @@ func (b *Batch) Put(name string, data []byte) (changed bool, err error) {
 			return false, fmt.Errorf("create directory %s: %w", p.abs(dir), err)
 		}
 	}
-	tmp, err := p.writeTemp(dir, data)
+	tmp, err := p.writeTemp(dir, data, mode)
 	if err != nil {
 		return false, err
 	}
@@ -277,18 +290,18 @@ func (b *Batch) Put(name string, data []byte) (changed bool, err error) {
 	return true, nil
 }
 
-func (p *Publisher) writeTemp(dir string, data []byte) (string, error) {
+func (p *Publisher) writeTemp(dir string, data []byte, mode fs.FileMode) (string, error) {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path.Join(dir, TempPrefix+hex.EncodeToString(rnd[:])+TempSuffix)
-	f, err := p.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, p.opts.Mode)
+	f, err := p.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return "", fmt.Errorf("create temp file in %s: %w", p.abs(dir), err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
 		// Explicit chmod: the create mode was filtered by the umask.
-		err = f.Chmod(p.opts.Mode)
+		err = f.Chmod(mode)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

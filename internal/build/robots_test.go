@@ -1,0 +1,80 @@
+package build
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRobotsLines(t *testing.T) {
+	const idx = "https://example.com/sitemap_index.xml"
+	const idx2 = "https://example.com/sitemap_index-2.xml"
+	ours := func(u string) bool { return strings.HasPrefix(u, "https://example.com/sitemap_index") }
+	for _, tc := range []struct {
+		name string
+		old  string
+		want []string
+		out  string
+	}{
+		{"created", "", []string{idx}, "Sitemap: " + idx + "\n"},
+		{"appended, bytes kept", "User-agent: *\nDisallow: /private/  # keep\n\n", []string{idx},
+			"User-agent: *\nDisallow: /private/  # keep\n\nSitemap: " + idx + "\n"},
+		{"no final newline", "User-agent: *", []string{idx}, "User-agent: *\nSitemap: " + idx + "\n"},
+		{"CRLF kept", "User-agent: *\r\nAllow: /\r\n", []string{idx}, "User-agent: *\r\nAllow: /\r\nSitemap: " + idx + "\r\n"},
+		{"present, untouched", "sitemap:  " + idx + "\nUser-agent: *\n", []string{idx}, "sitemap:  " + idx + "\nUser-agent: *\n"},
+		{"duplicate dropped", "Sitemap: " + idx + "\nSitemap: " + idx + "\n", []string{idx}, "Sitemap: " + idx + "\n"},
+		{"stale part dropped, others kept", "Sitemap: " + idx2 + "\nSitemap: https://example.com/news.xml\n", []string{idx},
+			"Sitemap: https://example.com/news.xml\nSitemap: " + idx + "\n"},
+		{"two parts", "", []string{idx, idx2}, "Sitemap: " + idx + "\nSitemap: " + idx2 + "\n"},
+		{"no index: our line goes", "User-agent: *\nSitemap: " + idx + "\n", nil, "User-agent: *\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var old []byte
+			if tc.old != "" {
+				old = []byte(tc.old)
+			}
+			if got := string(robotsLines(old, tc.want, ours)); got != tc.out {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.out)
+			}
+		})
+	}
+}
+
+// TestRobotsTxt: with robots_txt on, a build adds the Sitemap line to the
+// site's robots.txt, keeping its other bytes and its mode; a second build
+// changes nothing; with the option off the file is never touched.
+func TestRobotsTxt(t *testing.T) {
+	root := site(t, "index.html")
+	p := filepath.Join(root, "robots.txt")
+	const theirs = "User-agent: *\nDisallow: /tmp/\n"
+	os.WriteFile(p, []byte(theirs), 0o640)
+
+	off, _ := newEngine(t, loadConfig(t, baseConfig, root, ""))
+	mustBuild(t, off)
+	if got := read(t, p); got != theirs {
+		t.Fatalf("robots.txt changed with robots_txt off: %q", got)
+	}
+
+	e, _ := newEngine(t, loadConfig(t, baseConfig, root, "robots_txt: true\n"))
+	mustBuild(t, e)
+	if got, want := read(t, p), theirs+"Sitemap: https://example.com/sitemap_index.xml\n"; got != want {
+		t.Errorf("robots.txt = %q, want %q", got, want)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want the file's own 0640", st.Mode().Perm())
+	}
+	if rep := mustBuild(t, e); len(rep.Written) != 0 {
+		t.Errorf("second build wrote %v", rep.Written)
+	}
+
+	if os.Geteuid() != 0 { // root may write anything
+		os.Chmod(p, 0o444)
+		os.WriteFile(filepath.Join(root, "x.html"), nil, 0o644)
+		e2, logs := newEngine(t, loadConfig(t, baseConfig, root, "robots_txt: true\nindex_name: other_index.xml\n"))
+		mustBuild(t, e2)
+		if logs.FilterMessageSnippet("not writable").Len() != 1 || strings.Contains(read(t, p), "other_index") {
+			t.Errorf("an unwritable robots.txt was not left alone with a warning")
+		}
+	}
+}
