@@ -179,3 +179,22 @@ func TestPartNames(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedConfig loads configs/sitemapd.yaml (with a root that exists
+// here): the file users start from must stay valid, and must not ship a
+// retired ping URL.
+func TestShippedConfig(t *testing.T) {
+	data, err := os.ReadFile("../../configs/sitemapd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(data), "root: /var/www/html", "root: "+t.TempDir(), 1)
+	if _, err := Load([]byte(s), "sitemapd.yaml"); err != nil {
+		t.Errorf("the shipped configuration is invalid: %v", err)
+	}
+	for _, retired := range []string{"google.com/ping", "bing.com/ping"} {
+		if strings.Contains(s, retired) {
+			t.Errorf("it ships the retired ping URL %s", retired)
+		}
+	}
+}
