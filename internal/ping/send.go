@@ -74,7 +74,13 @@ func (n *Notifier) send(ctx context.Context, ep *endpoint) Result {
 	}
 	n.mu.Lock()
 	res.Owed = len(ep.owed)
+	st := ep.stats
 	n.mu.Unlock()
+	if len(urls) > 0 {
+		n.log.Info("notification run", zap.String("endpoint", ep.cfg.Name), zap.Int("sent", res.Sent), zap.Int("owed", res.Owed),
+			zap.Int("attempts", st.Attempts), zap.Int("successes", st.Successes), zap.Int("failures", st.Failures),
+			zap.Int("last_status", st.LastStatus), zap.NamedError("error", res.Err))
+	}
 	return res
 }
 
