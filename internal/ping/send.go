@@ -272,6 +272,12 @@ func (n *Notifier) do(ctx context.Context, ep *endpoint, newReq func(context.Con
 // wait is the Retry-After the server asked for, if any.
 func (n *Notifier) exchange(ep *endpoint, req *http.Request) (status int, body []byte, wait time.Duration, err error) {
 	resp, err := n.client.Do(req)
+	if err == nil {
+		// Read before taking the lock: a slow body must not hold up Note,
+		// which the build loop calls.
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		resp.Body.Close() // unread bytes close the connection instead of being drained
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	ep.stats.Attempts++
@@ -280,8 +286,6 @@ func (n *Notifier) exchange(ep *endpoint, req *http.Request) (status int, body [
 		ep.stats.LastError = err.Error()
 		return 0, nil, 0, err
 	}
-	body, _ = io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	resp.Body.Close() // unread bytes close the connection instead of being drained
 	ep.stats.LastStatus = resp.StatusCode
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		ep.stats.Successes++
