@@ -42,8 +42,7 @@ type Engine struct {
 	now      func() time.Time
 	progress time.Duration
 
-	pages      map[string][]page   // group dir -> its listed pages (WithChanges only)
-	mem        *memory             // the tree as last read; nil unless WithChanges
+	mem        *memory             // the tree as last published; nil unless WithChanges
 	parts      map[string][]string // group dir -> sitemap files (rel to outDir), as last published
 	links      map[string][]string // group dir -> dirs its followed symlinks point into
 	failed     map[string]bool     // groups whose last publish failed, to retry
@@ -53,13 +52,12 @@ type Engine struct {
 	gzBuf      bytes.Buffer
 }
 
-// staging is what publishGroup changed in the engine's state for a group
-// whose files are staged but not yet committed: if they fail to land, the
-// pages go back to what they were and the changes are not reported.
+// staging is what a group's publish will change once its files are
+// committed: the changes to report and the update to remember. If the
+// files fail to land, neither happens.
 type staging struct {
-	changes  Changes
-	pages    []page // e.pages before
-	hadPages bool
+	changes Changes
+	upd     *memUpdate // nil without memory
 }
 
 // Option adjusts an Engine.
@@ -92,7 +90,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		cfg: cfg, log: log.Named("build"),
 		mapper: newMapper(cfg), filter: newFilter(cfg), rules: compileRules(cfg.Pages.Rules),
 		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second, openDir: os.Open,
-		parts: map[string][]string{}, links: map[string][]string{}, pages: map[string][]page{},
+		parts: map[string][]string{}, links: map[string][]string{},
 		failed: map[string]bool{}, staged: map[string]staging{},
 	}
 	if e.outDir == "" {
@@ -235,13 +233,11 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		seen[g.Dir] = true
 		own = append(own, g.own...)
 		temps = append(temps, g.temps...)
-		if err := e.publishGroup(batch, g, rep); err != nil {
+		if err := e.publishGroup(batch, g, wholeUpdate(g), w.now, rep); err != nil {
 			if err = e.groupFailed(g.Dir, err); err != nil {
 				errs = append(errs, err)
 			}
 			kept[g.Dir] = true
-		} else if e.mem != nil {
-			e.mem.rememberGroup(e, g)
 		}
 	}
 	stopProgress()
@@ -269,16 +265,12 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		}
 	}
 	if e.mem != nil {
+		// Groups whose directory is gone: their pages are removed.
 		for dir := range e.mem.groups {
 			if !seen[dir] {
+				rep.Changes.merge(e.listingChanges(e.mem.listings(dir), nil, w.now))
 				e.mem.forgetGroup(dir)
 			}
-		}
-	}
-	for dir, prev := range e.pages {
-		if !seen[dir] { // the group's directory is gone
-			rep.Changes.merge(diff(prev, nil))
-			delete(e.pages, dir)
 		}
 	}
 
@@ -343,6 +335,7 @@ func (e *Engine) Update(ctx context.Context, dirty []string, names map[string][]
 
 func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]string, names map[string][]string) (*Report, error) {
 	start := e.now()
+	now := start
 	rep := &Report{}
 	var errs []error
 	batch := e.pub.Begin()
@@ -352,13 +345,18 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	slices.Sort(dirs)
 	for _, dir := range slices.Compact(dirs) {
 		var g *Group
+		var u *memUpdate
 		var ok bool
 		var err error
-		if len(dirty[dir]) > 0 {
-			g, ok, err = e.refreshGroup(ctx, dir, dirty[dir], names)
+		// A group whose last publish failed is read whole: memory is what
+		// was published, and the failed read's changes are not in it.
+		if len(dirty[dir]) > 0 && !e.failed[dir] {
+			g, u, ok, err = e.refreshGroup(ctx, dir, dirty[dir], names, now)
 		}
 		if err == nil && !ok {
-			g, err = e.ScanGroup(ctx, dir)
+			if g, err = e.ScanGroup(ctx, dir); err == nil {
+				u = wholeUpdate(g)
+			}
 		}
 		if err != nil {
 			batch.Abort()
@@ -371,7 +369,7 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 			// sitemap files of its own.
 			old = e.publishedParts(dir)
 		}
-		if err := e.publishGroup(batch, g, rep); err != nil {
+		if err := e.publishGroup(batch, g, u, now, rep); err != nil {
 			if err = e.groupFailed(dir, err); err != nil {
 				errs = append(errs, err)
 			}
@@ -379,9 +377,6 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 		}
 		oldParts[dir] = old
 		own, temps = append(own, g.own...), append(temps, g.temps...)
-		if e.mem != nil && g.listings != nil {
-			e.mem.rememberGroup(e, g)
-		}
 	}
 	if err := e.commit(batch, rep); err != nil {
 		errs = append(errs, err)
@@ -456,9 +451,10 @@ func (e *Engine) remove(p string, rep *Report, errs *[]error) {
 }
 
 // publishGroup sorts a group's URLs, encodes its parts and stages every
-// part whose bytes changed. On error the group's previously published parts
-// stay as they are and stay listed.
-func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error {
+// part whose bytes changed, with what the publish changed and u, the
+// update to remember (daemon mode). On error the group's previously
+// published parts stay as they are and stay listed.
+func (e *Engine) publishGroup(batch *publish.Batch, g *Group, u *memUpdate, now time.Time, rep *Report) error {
 	if g.Err != nil {
 		if _, known := e.parts[g.Dir]; !known {
 			e.parts[g.Dir] = e.publishedParts(g.Dir)
@@ -487,26 +483,21 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, rep *Report) error
 		if !known {
 			old = e.publishedParts(g.Dir)
 		}
-		prev, ok := e.pages[g.Dir]
-		if !ok {
-			// First sight of this group (a restart): what it published
-			// before is in its files, not yet replaced (Commit comes later).
-			prev = pagesFromMap(e.published(old))
-		}
+		st := staging{upd: u}
+		// Equal bytes in as many files: not one URL or lastmod changed.
 		// A group that failed last time may have lost its files with its
-		// directory: its pages are what engines were told, so compare.
-		if changed || len(names) != len(old) || !ok || e.failed[g.Dir] {
-			cur := pagesOf(urls)
-			st := staging{changes: diff(prev, cur), hadPages: ok}
-			if ok {
-				st.pages = prev
+		// directory, so it is compared whatever its files say.
+		if changed || len(names) != len(old) || e.failed[g.Dir] {
+			if prev := e.mem.listings(g.Dir); prev != nil && u.view != nil {
+				st.changes = e.listingChanges(prev, u.view, now)
+			} else {
+				// Not remembered (a restart, or a group that follows
+				// symlinks): what it published is in its files, not yet
+				// replaced (Commit comes later).
+				st.changes = diff(pagesFromMap(e.published(old)), pagesOf(urls))
 			}
-			e.staged[g.Dir] = st
-			e.pages[g.Dir] = cur
 		}
-		if len(urls) == 0 {
-			delete(e.pages, g.Dir)
-		}
+		e.staged[g.Dir] = st
 	}
 	if len(names) == 0 {
 		delete(e.parts, g.Dir)
@@ -539,10 +530,10 @@ func (e *Engine) groupFailed(dir string, err error) error {
 }
 
 // commit commits a batch of group files and settles the engine's state
-// with the outcome. Committed groups report their changes. A group any of
-// whose files did not land keeps the pages it had, lists the parts that are
-// on disk, and is marked for retry, so that the engine's view of what is
-// published stays true.
+// with the outcome. Committed groups report their changes and are
+// remembered as read. A group any of whose files did not land is
+// remembered as it was, lists the parts that are on disk, and is marked
+// for retry, so that the engine's view of what is published stays true.
 func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
 	failed, err := batch.Commit()
 	errs := []error{err}
@@ -560,14 +551,11 @@ func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
 		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(e.staged)) {
-		st := e.staged[dir]
-		switch {
-		case !bad[dir]:
+		if st := e.staged[dir]; !bad[dir] {
 			rep.Changes.merge(st.changes)
-		case st.hadPages:
-			e.pages[dir] = st.pages
-		default:
-			delete(e.pages, dir)
+			if st.upd != nil {
+				e.mem.apply(e, dir, st.upd)
+			}
 		}
 	}
 	clear(e.staged)

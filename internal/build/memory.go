@@ -12,19 +12,50 @@ import (
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
 
-// listing is what the engine remembers of one directory: the URLs of the
-// pages directly in it, and its real subdirectories.
+// listing is what the engine remembers of one directory: its pages, as base
+// names and mtimes packed together (some 25 bytes a page where a URL would
+// take over 100: the daemon holds one listing per directory of the site),
+// and its real subdirectories. URLs are computed from it when its group is
+// encoded.
 type listing struct {
-	urls    []sitemap.URL
-	subdirs []string // rel paths
-	id      dirID    // the directory itself: a new one at the same path is another
+	names   string  // page base names, each followed by a NUL (never in a name)
+	mtimes  []int64 // Unix nanoseconds, one per name
+	subdirs []string
+	id      dirID // the directory itself: a new one at the same path is another
 }
 
-// memory is the engine's picture of the tree in daemon mode, so that a
-// change re-reads only the directories it touched and re-encodes their
-// group from memory, instead of walking the whole group again. Directories
-// reached through symlinks are not remembered: groups that follow links are
-// always walked whole.
+func newListing(names []string, mtimes []int64, subdirs []string, id dirID) *listing {
+	n := 0
+	for _, name := range names {
+		n += len(name) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, name := range names {
+		b.WriteString(name)
+		b.WriteByte(0)
+	}
+	return &listing{names: b.String(), mtimes: slices.Clip(mtimes), subdirs: slices.Clip(subdirs), id: id}
+}
+
+// each calls f for every page of the listing.
+func (l *listing) each(f func(name string, mtime int64)) {
+	rest := l.names
+	for _, mt := range l.mtimes {
+		i := strings.IndexByte(rest, 0)
+		f(rest[:i], mt)
+		rest = rest[i+1:]
+	}
+}
+
+// memory is the engine's picture of the tree as last published, in daemon
+// mode: a change re-reads only the directories it touched and re-encodes
+// their group from memory, instead of walking the whole group again; what
+// the change did to the group's pages is the difference between the two
+// pictures. A read never changes memory: its result is applied once the
+// group's files are committed, so memory always describes what readers see.
+// Directories reached through symlinks are not remembered: groups that
+// follow links are always walked whole.
 type memory struct {
 	dirs   map[string]*listing
 	groups map[string]map[string]bool // group -> its remembered directories
@@ -34,33 +65,50 @@ func newMemory() *memory {
 	return &memory{dirs: map[string]*listing{}, groups: map[string]map[string]bool{}}
 }
 
+// memUpdate is what a read of a group found, to be applied to memory once the
+// group is published.
+type memUpdate struct {
+	whole  bool                // the group was read whole: set replaces all memory of it
+	forget []string            // trees gone, or read again whole
+	set    map[string]*listing // listings read
+	view   map[string]*listing // the group's directories as they will be remembered
+}
+
+// apply makes an update memory. It touches the group's own directories
+// only: another group's directory that is gone, or new, is found so by that
+// group's own read, whose changes are computed against what it remembers.
+func (m *memory) apply(e *Engine, group string, u *memUpdate) {
+	if u.view == nil {
+		m.forgetGroup(group) // not remembered: it follows symlinks
+		return
+	}
+	if u.whole {
+		m.forgetGroup(group)
+	}
+	for d := range m.groups[group] {
+		if under(d, u.forget) {
+			delete(m.dirs, d)
+			delete(m.groups[group], d)
+		}
+	}
+	for d, l := range u.set {
+		if e.GroupOf(d) == group {
+			m.add(e, d, l)
+		}
+	}
+	if m.groups[group] == nil {
+		// Remembered, if empty: the next read compares with nothing, not
+		// with the published files.
+		m.groups[group] = map[string]bool{}
+	}
+}
+
 // forgetGroup drops everything remembered of a group.
 func (m *memory) forgetGroup(g string) {
 	for d := range m.groups[g] {
 		delete(m.dirs, d)
 	}
 	delete(m.groups, g)
-}
-
-// forgetTree drops a directory and everything below it.
-func (m *memory) forgetTree(e *Engine, dir string) {
-	for d := range m.dirs {
-		if d == dir || strings.HasPrefix(d, dir+"/") {
-			delete(m.dirs, d)
-			delete(m.groups[e.GroupOf(d)], d)
-		}
-	}
-}
-
-// rememberGroup stores the listings of a freshly read group, replacing
-// what was remembered of it.
-func (m *memory) rememberGroup(e *Engine, g *Group) {
-	m.forgetGroup(g.Dir)
-	// A whole group was read: nothing it replaces needs comparing, so the
-	// listings go straight in (merge's checks would cost O(dirs²) here).
-	for d, l := range g.listings {
-		m.add(e, d, l)
-	}
 }
 
 func (m *memory) add(e *Engine, d string, l *listing) {
@@ -72,30 +120,18 @@ func (m *memory) add(e *Engine, d string, l *listing) {
 	m.groups[grp][d] = true
 }
 
-// merge adds the listings of a read to memory. Directories the read found
-// gone must be forgotten by the caller first.
-func (m *memory) merge(e *Engine, g *Group) {
-	for d, l := range g.listings {
-		grp := e.GroupOf(d)
-		// Subdirectories that are not there any more take their subtrees
-		// with them: any remembered directory whose parent is d and which
-		// d no longer lists. (Its group's directories are enough to look
-		// at: a subdirectory is in its parent's group or starts its own,
-		// which then has no parent listing to lose.)
-		for sd := range m.groups[grp] {
-			if sd != d && parentOf(sd) == d && !slices.Contains(l.subdirs, sd) {
-				m.forgetTree(e, sd)
-			}
-		}
-		if old, ok := m.dirs[d]; ok {
-			for _, sd := range old.subdirs {
-				if !slices.Contains(l.subdirs, sd) {
-					m.forgetTree(e, sd)
-				}
-			}
-		}
-		m.add(e, d, l)
+// listings returns a group's remembered directories, or nil if the group is
+// not remembered.
+func (m *memory) listings(g string) map[string]*listing {
+	dirs, ok := m.groups[g]
+	if !ok {
+		return nil
 	}
+	out := make(map[string]*listing, len(dirs))
+	for d := range dirs {
+		out[d] = m.dirs[d]
+	}
+	return out
 }
 
 func parentOf(d string) string {
@@ -105,31 +141,105 @@ func parentOf(d string) string {
 	return ""
 }
 
-// urls assembles a group's URLs from memory.
-func (m *memory) urls(g string) []sitemap.URL {
+func under(d string, trees []string) bool {
+	for _, t := range trees {
+		if d == t || t == "" || strings.HasPrefix(d, t+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// urlOf is the URL entry of a remembered page (the walk checked its name
+// and length when it was read).
+func (e *Engine) urlOf(dir, name string, mtime int64, now time.Time) sitemap.URL {
+	up := e.mapper.urlPath(dir, name)
+	u := sitemap.URL{Loc: e.mapper.loc(up)}
+	if mtime <= now.UnixNano() {
+		u.LastMod = time.Unix(0, mtime).Truncate(time.Second)
+	}
+	if r := matchRule(e.rules, up); r != nil {
+		u.ChangeFreq, u.Priority = r.changefreq, r.priority
+	}
+	return u
+}
+
+// urls computes the URLs of a group's directories.
+func (e *Engine) urls(dirs map[string]*listing, now time.Time) []sitemap.URL {
 	n := 0
-	for d := range m.groups[g] {
-		n += len(m.dirs[d].urls)
+	for _, l := range dirs {
+		n += len(l.mtimes)
 	}
 	out := make([]sitemap.URL, 0, n)
-	for d := range m.groups[g] {
-		out = append(out, m.dirs[d].urls...)
+	for d, l := range dirs {
+		l.each(func(name string, mtime int64) { out = append(out, e.urlOf(d, name, mtime, now)) })
 	}
 	return out
 }
 
+// lastmodKey is what a page's <lastmod> shows: its second, or nothing (-1)
+// for a time still to come.
+func lastmodKey(mtime int64, now time.Time) int64 {
+	if mtime > now.UnixNano() {
+		return -1
+	}
+	return time.Unix(0, mtime).Unix()
+}
+
+// listingChanges compares a group's directories before and after: the
+// pages added, removed, and changed (another <lastmod>). Directories whose
+// listing is the same are skipped, and URLs are computed for the pages
+// that differ only, so a change costs in proportion to the directories it
+// touched.
+func (e *Engine) listingChanges(old, cur map[string]*listing, now time.Time) Changes {
+	var c Changes
+	for d, ol := range old {
+		cl := cur[d]
+		if cl == ol {
+			continue
+		}
+		before := map[string]int64{}
+		ol.each(func(name string, mt int64) { before[name] = mt })
+		if cl != nil {
+			cl.each(func(name string, mt int64) {
+				prev, ok := before[name]
+				switch {
+				case !ok:
+					c.Added = append(c.Added, e.urlOf(d, name, mt, now).Loc)
+				case lastmodKey(prev, now) != lastmodKey(mt, now):
+					c.Changed = append(c.Changed, e.urlOf(d, name, mt, now).Loc)
+				}
+				delete(before, name)
+			})
+		}
+		for name, mt := range before {
+			c.Removed = append(c.Removed, e.urlOf(d, name, mt, now).Loc)
+		}
+	}
+	for d, cl := range cur {
+		if _, ok := old[d]; !ok {
+			cl.each(func(name string, mt int64) { c.Added = append(c.Added, e.urlOf(d, name, mt, now).Loc) })
+		}
+	}
+	slices.Sort(c.Added)
+	slices.Sort(c.Changed)
+	slices.Sort(c.Removed)
+	return c
+}
+
 // refreshGroup re-reads the dirty directories of a remembered group (and
-// any directory below them it has not seen) and returns the group as
-// memory now has it. A directory with names listed is only looked at for
-// those entries. ok is false when the group must be walked whole.
-func (e *Engine) refreshGroup(ctx context.Context, group string, dirty []string, names map[string][]string) (g *Group, ok bool, err error) {
+// any directory below them it has not seen) and returns the group as it
+// will be, with the update to remember once it is published. A directory
+// with names listed is only looked at for those entries. ok is false when
+// the group must be walked whole.
+func (e *Engine) refreshGroup(ctx context.Context, group string, dirty []string, names map[string][]string, now time.Time) (g *Group, u *memUpdate, ok bool, err error) {
 	m := e.mem
 	if m == nil || len(e.links[group]) > 0 || m.groups[group] == nil {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	w, err := e.newWalker(ctx, func(*Group) {})
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	w.single, w.record = true, true
 	// A directory to re-read whole may be a new one at an old path (removed
@@ -141,17 +251,9 @@ func (e *Engine) refreshGroup(ctx context.Context, group string, dirty []string,
 			whole = append(whole, d)
 		}
 	}
-	below := func(rel string) bool {
-		for _, d := range whole {
-			if rel == d || d == "" || strings.HasPrefix(rel, d+"/") {
-				return true
-			}
-		}
-		return false
-	}
 	w.known = func(rel string) bool {
 		_, ok := m.dirs[rel]
-		return ok && !below(rel)
+		return ok && !under(rel, whole)
 	}
 	scan := &Group{Dir: group}
 	for _, d := range dirty {
@@ -164,30 +266,62 @@ func (e *Engine) refreshGroup(ctx context.Context, group string, dirty []string,
 		w.walk(d, scan)
 	}
 	if scan.Err != nil || ctx.Err() != nil {
-		// The group keeps its published files; what memory holds of it is
-		// now doubtful, so the next change walks it whole.
-		m.forgetGroup(group)
-		return scan, true, ctx.Err()
+		// Incomplete: the group keeps its published files and memory.
+		return scan, nil, true, ctx.Err()
 	}
 	if scan.links != nil {
-		return nil, false, nil // a symlink appeared: walk the group whole
+		return nil, nil, false, nil // a symlink appeared: walk the group whole
 	}
-	for _, d := range whole {
-		m.forgetTree(e, d)
+	u = &memUpdate{forget: slices.Concat(whole, scan.gone), set: scan.listings}
+	// Subdirectories a listing no longer has take their subtrees with them:
+	// remembered directories below a re-read one that it does not list.
+	for d, l := range scan.listings {
+		if old, ok := m.dirs[d]; ok {
+			for _, sd := range old.subdirs {
+				if !slices.Contains(l.subdirs, sd) {
+					u.forget = append(u.forget, sd)
+				}
+			}
+		}
+		for sd := range m.groups[group] {
+			if sd != d && parentOf(sd) == d && !slices.Contains(l.subdirs, sd) {
+				u.forget = append(u.forget, sd)
+			}
+		}
 	}
-	for _, d := range scan.gone {
-		m.forgetTree(e, d) // before merge re-adds what a walk found there
+	u.view = map[string]*listing{}
+	for d := range m.groups[group] {
+		if !under(d, u.forget) {
+			u.view[d] = m.dirs[d]
+		}
 	}
-	m.merge(e, scan)
-	return &Group{Dir: group, URLs: m.urls(group), own: scan.own, temps: scan.temps}, true, nil
+	for d, l := range u.set {
+		if e.GroupOf(d) == group {
+			u.view[d] = l
+		}
+	}
+	return &Group{Dir: group, URLs: e.urls(u.view, now), own: scan.own, temps: scan.temps}, u, true, nil
 }
 
-// refreshNames updates the remembered listing of dir for changes to the
-// named entries only, without reading the directory: in a directory of
-// 30,000 files one change costs one stat, not a readdir and thousands of
-// stats. It returns false, having changed nothing, when the directory must
-// be read whole instead: not remembered, or an index file or a symlink is
-// involved, whose effects reach beyond one entry.
+// wholeUpdate is the update of a group read whole. A group that follows
+// symlinks is not remembered.
+func wholeUpdate(g *Group) *memUpdate {
+	if len(g.links) > 0 {
+		return &memUpdate{whole: true}
+	}
+	view := g.listings
+	if view == nil {
+		view = map[string]*listing{}
+	}
+	return &memUpdate{whole: true, set: g.listings, view: view}
+}
+
+// refreshNames reads the named entries of dir into a new listing of it,
+// without reading the directory: in a directory of 30,000 files one change
+// costs one stat, not a readdir and thousands of stats. It returns false,
+// having found nothing, when the directory must be read whole instead: not
+// remembered, or an index file or a symlink is involved, whose effects
+// reach beyond one entry.
 func (e *Engine) refreshNames(w *walker, scan *Group, dir string, names []string) bool {
 	old, ok := e.mem.dirs[dir]
 	if !ok {
@@ -220,15 +354,24 @@ func (e *Engine) refreshNames(w *walker, scan *Group, dir string, names []string
 			entries = append(entries, found{name, &st})
 		}
 	}
-	l := &listing{urls: slices.Clone(old.urls), subdirs: slices.Clone(old.subdirs), id: old.id}
+	named := map[string]bool{}
+	for _, f := range entries {
+		named[f.name] = true
+	}
+	var pageNames []string
+	var mtimes []int64
+	old.each(func(name string, mt int64) {
+		if !named[name] {
+			pageNames, mtimes = append(pageNames, name), append(mtimes, mt)
+		}
+	})
+	subdirs := slices.Clone(old.subdirs)
 	var walkNew []string
 	for _, f := range entries {
 		rel := joinRel(dir, f.name)
-		loc := e.mapper.loc(e.mapper.urlPath(dir, f.name))
-		l.urls = slices.DeleteFunc(l.urls, func(u sitemap.URL) bool { return u.Loc == loc })
-		l.subdirs = slices.DeleteFunc(l.subdirs, func(s string) bool { return s == rel })
+		subdirs = slices.DeleteFunc(subdirs, func(s string) bool { return s == rel })
 		if f.st != nil && f.st.Mode&unix.S_IFMT == unix.S_IFDIR && !e.filter.ignored(f.name) && !e.filter.excluded("/"+rel) {
-			l.subdirs = append(l.subdirs, rel)
+			subdirs = append(subdirs, rel)
 			// The same directory as remembered keeps its memory (its own
 			// changes come as events of their own); another one at this
 			// path, or an unknown one, is read to the bottom, unless it
@@ -246,15 +389,16 @@ func (e *Engine) refreshNames(w *walker, scan *Group, dir string, names []string
 		// Gone, or not a directory: nothing remembered below this name holds.
 		scan.gone = append(scan.gone, rel)
 		if f.st != nil && f.st.Mode&unix.S_IFMT == unix.S_IFREG && !e.filter.ignored(f.name) && e.filter.isPage(f.name) {
-			if u, ok := w.page(dir, f.name, rel, time.Unix(f.st.Mtim.Unix())); ok {
-				l.urls = append(l.urls, u)
+			mtime := time.Unix(f.st.Mtim.Unix())
+			if _, ok := w.page(dir, f.name, rel, mtime); ok {
+				pageNames, mtimes = append(pageNames, f.name), append(mtimes, mtime.UnixNano())
 			}
 		}
 	}
 	if scan.listings == nil {
 		scan.listings = map[string]*listing{}
 	}
-	scan.listings[dir] = l
+	scan.listings[dir] = newListing(pageNames, mtimes, subdirs, old.id)
 	for _, d := range walkNew {
 		w.walk(d, scan)
 	}

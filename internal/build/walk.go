@@ -190,6 +190,8 @@ func (w *walker) visit(v *visit) {
 	f := w.e.filter
 	var urls []sitemap.URL
 	var subdirs []string // real subdirectories listed (record mode)
+	var names []string   // base names of the pages in urls (record mode)
+	var mtimes []int64   // and their mtimes
 	// index.html and index.htm would both be "dir/": keep the one listed
 	// first in pages.index_files.
 	indexRank, indexAt, indexName := -1, -1, ""
@@ -263,6 +265,9 @@ func (w *walker) visit(v *visit) {
 				if rank < indexRank {
 					loser = indexName
 					urls[indexAt], indexRank, indexName = u, rank, name
+					if w.record {
+						names[indexAt], mtimes[indexAt] = name, mtime.UnixNano()
+					}
 				}
 				w.e.log.Warn("not listed: another index file of the same directory has the same URL",
 					zap.String("path", w.abs(joinRel(v.rel, loser))))
@@ -271,6 +276,9 @@ func (w *walker) visit(v *visit) {
 			indexRank, indexAt, indexName = rank, len(urls), name
 		}
 		urls = append(urls, u)
+		if w.record {
+			names, mtimes = append(names, name), append(mtimes, mtime.UnixNano())
+		}
 	}
 	g := v.group
 	g.mu.Lock()
@@ -279,7 +287,7 @@ func (w *walker) visit(v *visit) {
 		if g.listings == nil {
 			g.listings = map[string]*listing{}
 		}
-		g.listings[v.rel] = &listing{urls: urls, subdirs: subdirs, id: v.id}
+		g.listings[v.rel] = newListing(names, mtimes, subdirs, v.id)
 	}
 	g.mu.Unlock()
 }
