@@ -35,7 +35,16 @@ func newListing(names []string, mtimes []int64, subdirs []string, id dirID) *lis
 		b.WriteString(name)
 		b.WriteByte(0)
 	}
-	return &listing{names: b.String(), mtimes: slices.Clip(mtimes), subdirs: slices.Clip(subdirs), id: id}
+	// Exact copies: the slices grew by appending, and a daemon keeps a
+	// listing per directory for as long as it runs.
+	l := &listing{names: b.String(), id: id}
+	if len(mtimes) > 0 {
+		l.mtimes = append(make([]int64, 0, len(mtimes)), mtimes...)
+	}
+	if len(subdirs) > 0 {
+		l.subdirs = append(make([]string, 0, len(subdirs)), subdirs...)
+	}
+	return l
 }
 
 // each calls f for every page of the listing.

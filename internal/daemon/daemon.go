@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -300,6 +301,12 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why string,
 		if d.opts.Notifier != nil {
 			d.opts.Notifier.Published(p)
 		}
+	}
+	if why != "change" && why != "retry" {
+		// A full walk leaves much garbage behind, and the runtime returns
+		// it to the system only slowly: give it back now, so the resident
+		// size of a daemon that mostly idles is what it keeps.
+		debug.FreeOSMemory()
 	}
 	if d.opts.OnIdle != nil {
 		d.opts.OnIdle(*rep)
