@@ -359,7 +359,15 @@ func (m *model) existing(wantDir bool) string {
 func (m *model) step(i int) {
 	h, r := m.h, m.r
 	logf := func(format string, args ...any) { h.t.Logf("step %d: "+format, append([]any{i}, args...)...) }
-	switch op := r.IntN(11); op {
+	if i == 30 { // once per sequence, a burst of thousands
+		d := filepath.Join(m.dir(), "bigburst")
+		logf("write 2000 files in %s", d)
+		for j := range 2000 {
+			h.write(filepath.Join(d, fmt.Sprintf("d%d/f%d.html", j%10, j)))
+		}
+		return
+	}
+	switch op := r.IntN(12); op {
 	case 0, 1: // create
 		f := filepath.Join(m.dir(), m.name())
 		logf("create %s", f)
@@ -427,6 +435,16 @@ func (m *model) step(i int) {
 		logf("write 300 files in %s", d)
 		for j := range 300 {
 			h.write(filepath.Join(d, fmt.Sprintf("f%d.html", j)))
+		}
+	case 11: // chmod: an event (IN_ATTRIB) that changes no sitemap
+		dir := r.IntN(2) == 0
+		if f := m.existing(dir); f != "" {
+			mode := os.FileMode(0o600)
+			if dir {
+				mode = 0o711 // still readable by the daemon's user
+			}
+			logf("chmod %o %s", mode, f)
+			os.Chmod(h.path(f), mode)
 		}
 	}
 }
