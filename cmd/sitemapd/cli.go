@@ -213,7 +213,10 @@ func cmdRun(args []string, stderr io.Writer) int {
 		}
 	}()
 
-	d := daemon.New(daemon.Options{ConfigPath: path, Reload: reload, Version: versionString()}, log)
+	d := daemon.New(daemon.Options{
+		ConfigPath: path, Reload: reload, Version: versionString(),
+		Lifecycle: systemdNotifier{log}, Watchdog: watchdogInterval(log),
+	}, log)
 	if err := d.Run(ctx); err != nil {
 		log.Error("stopped", zap.Error(err))
 		return ExitFailure

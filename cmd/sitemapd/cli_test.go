@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -128,5 +133,93 @@ func TestPing(t *testing.T) {
 	}
 	if want := []string{"https://example.com/sitemap_index.xml", "https://example.com/sitemap_index.xml"}; !slices.Equal(got, want) {
 		t.Errorf("the endpoint received %v, want %v", got, want)
+	}
+}
+
+// TestMain lets a test run the CLI as a child process (the test binary
+// itself, its arguments one per line in SITEMAPD_CLI_ARGS), to send it
+// signals and be its systemd.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("SITEMAPD_CLI_ARGS"); args != "" {
+		os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestSystemdAndListen runs `sitemapd run` as systemd would (Type=notify,
+// WatchdogSec): it must say READY=1 after the first build, WATCHDOG=1 from
+// its loop, RELOADING=1 then READY=1 around a reload and STOPPING=1 on
+// SIGTERM, and serve /healthz and /metrics on `listen`.
+func TestSystemdAndListen(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg, _ := writeConfig(t, "listen: "+addr+"\n")
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SITEMAPD_CLI_ARGS=run\n-config\n"+cfg, "NOTIFY_SOCKET="+sock, "WATCHDOG_USEC=200000")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("sitemapd log:\n%s", stderr.String())
+		}
+	}()
+	expect := func(want string) string {
+		t.Helper()
+		buf := make([]byte, 4096)
+		for {
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			n, err := conn.Read(buf)
+			if err != nil {
+				t.Fatalf("waiting for %q: %v", want, err)
+			}
+			if msg := string(buf[:n]); strings.HasPrefix(msg, want) {
+				return msg
+			}
+		}
+	}
+	expect("READY=1")
+	for path, want := range map[string]string{
+		"/healthz": `"status":"ok"`,
+		"/metrics": `sitemapd_publishes_total{result="ok",trigger="initial build"} 1`,
+	} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
+			t.Errorf("GET %s: %d, want 200 with %s:\n%.500s", path, resp.StatusCode, want, b)
+		}
+	}
+	expect("WATCHDOG=1")
+	f, _ := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("# edited\n")
+	f.Close()
+	if msg := expect("RELOADING=1"); !strings.Contains(msg, "MONOTONIC_USEC=") {
+		t.Errorf("reload message %q lacks MONOTONIC_USEC", msg)
+	}
+	expect("READY=1")
+	cmd.Process.Signal(syscall.SIGTERM)
+	expect("STOPPING=1")
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v, want 0", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
@@ -51,14 +53,28 @@ type Options struct {
 	// OnIdle, if set, is called after every publish, when no batch is
 	// pending (tests use it to wait without sleeping).
 	OnIdle func(build.Report)
-	// Version is named in the User-Agent of notifications.
+	// Version is named in the User-Agent of notifications and in metrics.
 	Version string
+	// Lifecycle, if set, is told when the daemon is ready, reloading and
+	// stopping, and, every Watchdog, that its main loop is alive.
+	Lifecycle Lifecycle
+	Watchdog  time.Duration
+}
+
+// Lifecycle is told of the daemon's state changes: systemd's sd_notify
+// (READY=1, RELOADING=1, STOPPING=1, WATCHDOG=1).
+type Lifecycle interface {
+	Ready()     // the first build after a start or reload is published
+	Reloading() // a new configuration is being applied
+	Stopping()
+	Alive() // sent from the main loop: a stuck loop stops sending it
 }
 
 // Daemon is a running sitemapd.
 type Daemon struct {
-	opts Options
-	log  *zap.Logger
+	opts    Options
+	log     *zap.Logger
+	metrics *metrics.Metrics
 }
 
 // New returns a daemon; Run starts it.
@@ -66,7 +82,10 @@ func New(opts Options, log *zap.Logger) *Daemon {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Daemon{opts: opts, log: log}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	return &Daemon{opts: opts, log: log, metrics: metrics.New(opts.Version)}
 }
 
 // Run loads the configuration and serves until ctx is canceled, then
@@ -81,11 +100,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	cfgEvents, stopCfgWatch := d.watchConfig()
 	defer stopCfgWatch()
+	if cfg.Listen != "" {
+		// Bound once: a new listen address takes a restart.
+		if err := d.metrics.Serve(ctx, cfg.Listen, d.log); err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+	}
+	defer d.lifecycle(Lifecycle.Stopping)
 	for {
 		next, err := d.serve(ctx, cfg, sum, cfgEvents)
 		if err != nil || next == nil {
 			return err
 		}
+		d.lifecycle(Lifecycle.Reloading)
 		if next != cfg {
 			d.log.Info("configuration reloaded; rebuilding", zap.String("config", d.opts.ConfigPath))
 			cfg, sum = next, sha256.Sum256(mustRead(d.opts.ConfigPath))
@@ -178,11 +205,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 
 	// The notifier holds the state directory while this configuration
 	// serves; its runs stop (requests canceled, nothing owed lost) first.
-	version := d.opts.Version
-	if version == "" {
-		version = "dev"
-	}
-	notifier, err := ping.New(cfg, d.log, ping.WithVersion(version))
+	notifier, err := ping.New(cfg, d.log, ping.WithVersion(d.opts.Version))
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +220,9 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		}
 	}()
 
+	d.metrics.SetState(func() metrics.State {
+		return metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats()}
+	})
 	d.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
 		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
 	var retry backoff
@@ -212,6 +238,13 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		}
 	}
 	publish("initial build", func() (*build.Report, error) { return eng.Build(ctx) })
+	d.lifecycle(Lifecycle.Ready)
+	var alive <-chan time.Time
+	if d.opts.Watchdog > 0 {
+		t := time.NewTicker(d.opts.Watchdog)
+		defer t.Stop()
+		alive = t.C
+	}
 
 	var rescan <-chan time.Time
 	if cfg.Watch.Rescan > 0 {
@@ -242,6 +275,8 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 			}
 		case <-rescan:
 			publish("periodic rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+		case <-alive:
+			d.lifecycle(Lifecycle.Alive)
 		case <-retry.c:
 			retry.fired()
 			publish("retry", func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
@@ -256,6 +291,16 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		}
 	}
 }
+
+// lifecycle tells the Lifecycle, if any.
+func (d *Daemon) lifecycle(f func(Lifecycle)) {
+	if d.opts.Lifecycle != nil {
+		f(d.opts.Lifecycle)
+	}
+}
+
+// Handler serves /healthz and /metrics (tests use it without a listener).
+func (d *Daemon) Handler() http.Handler { return d.metrics.Handler() }
 
 // reload loads the config file again; it returns the new configuration if
 // it is valid and different, nil otherwise.
@@ -277,6 +322,13 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why string,
 	rep, err := run()
 	if errors.Is(err, context.Canceled) {
 		return
+	}
+	if rep != nil {
+		urls := -1
+		if why != "change" && why != "retry" {
+			urls = rep.URLs
+		}
+		d.metrics.Published(why, rep.Duration, urls, err)
 	}
 	if err != nil {
 		d.log.Error("publish incomplete", zap.String("trigger", why), zap.Error(err))
