@@ -1,0 +1,96 @@
+// What a crawler sees, through HTTP only: node e2e-check.mjs BASE DOCROOT
+// XSD NODE_MODULES. Retries for up to 30 s (the daemon publishes after its
+// settle time), then prints what it checked or why it failed.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
+
+const [base, docroot, xsd, modules] = process.argv.slice(2);
+const { default: Sitemapper } = await import(pathToFileURL(join(modules, 'sitemapper/lib/assets/sitemapper.js')));
+const tmp = mkdtempSync(join(tmpdir(), 'e2e-check-'));
+let requests = 0;
+
+async function get(path) {
+  requests++;
+  const res = await fetch(new URL(path, base));
+  return { status: res.status, type: res.headers.get('content-type') || '', body: await res.text() };
+}
+
+// The pages that exist, as the decoded URL path each must be listed under,
+// with the second of its mtime.
+function expected() {
+  const pages = new Map();
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) { walk(p); continue; }
+      if (!/\.html?$/.test(e.name)) continue;
+      let rel = '/' + relative(docroot, p).split(sep).join('/');
+      if (e.name === 'index.html') rel = rel.slice(0, -'index.html'.length);
+      pages.set(rel, Math.floor(statSync(p).mtimeMs / 1000));
+    }
+  };
+  walk(docroot);
+  return pages;
+}
+
+async function check() {
+  const robots = await get('robots.txt');
+  if (robots.status !== 200 || !robots.body.includes('User-agent: *') ||
+      !robots.body.split('\n').includes(`Sitemap: ${base}sitemap_index.xml`)) {
+    throw new Error(`robots.txt (${robots.status}) does not keep its lines and name the index:\n${robots.body}`);
+  }
+  const index = await get('sitemap_index.xml');
+  if (index.status !== 200 || !index.type.includes('xml') || !index.body.includes('<sitemapindex')) {
+    throw new Error(`the index: ${index.status} ${index.type}`);
+  }
+  const maps = [...index.body.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1].replaceAll('&amp;', '&'));
+  for (const [i, loc] of maps.entries()) {
+    const sm = await get(loc);
+    if (sm.status !== 200 || !sm.type.includes('xml')) throw new Error(`${loc}: ${sm.status} ${sm.type}`);
+    const file = join(tmp, `s${i}.xml`);
+    writeFileSync(file, sm.body);
+    try {
+      execFileSync('xmllint', ['--noout', '--schema', xsd, file], { stdio: 'pipe' });
+    } catch (e) {
+      throw new Error(`${loc} does not validate against sitemap.xsd: ${e.stderr}`);
+    }
+  }
+  const client = new Sitemapper({ url: `${base}sitemap_index.xml`, timeout: 10000, fields: { loc: true, lastmod: true } });
+  const { sites, errors } = await client.fetch();
+  requests += maps.length + 1;
+  if (errors && errors.length) throw new Error(`sitemapper: ${JSON.stringify(errors)}`);
+  const want = expected();
+  const got = new Map();
+  for (const s of sites) {
+    const path = decodeURIComponent(new URL(s.loc).pathname);
+    if (got.has(path)) throw new Error(`${s.loc} is listed twice`);
+    got.set(path, Math.floor(Date.parse(s.lastmod) / 1000));
+  }
+  for (const [path, mt] of want) {
+    if (!got.has(path)) throw new Error(`${path} exists but is not listed`);
+    if (got.get(path) !== mt) throw new Error(`${path}: lastmod ${new Date(got.get(path) * 1000).toISOString()}, file ${new Date(mt * 1000).toISOString()}`);
+  }
+  for (const path of got.keys()) {
+    if (!want.has(path)) throw new Error(`${path} is listed but does not exist`);
+  }
+  return { pages: want.size, sitemaps: maps.length };
+}
+
+const deadline = Date.now() + 30000;
+for (;;) {
+  try {
+    const { pages, sitemaps } = await check();
+    console.log(`  ok: ${pages} pages listed with their lastmod by sitemapper, ${sitemaps} sitemaps valid, robots.txt names the index; ${requests} requests`);
+    process.exit(0);
+  } catch (e) {
+    if (Date.now() > deadline) {
+      console.error(`  FAIL: ${e.message}`);
+      process.exit(1);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

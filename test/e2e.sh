@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# End to end, through HTTP only: a real nginx serves a docroot on
+# 127.0.0.1, `sitemapd run` keeps its sitemaps, and test/e2e-check.mjs
+# checks what a crawler sees (robots.txt, every sitemap served and valid
+# against sitemap.xsd, and the pages a real sitemap client, sitemapper from
+# npm, finds with their lastmod) after each of: the first build, an added
+# page, an edited page, a deleted page, a moved directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+skip() {
+  if [ -n "${CI:-}" ]; then echo "e2e.sh: FAIL: $*" >&2; exit 1; fi
+  echo "e2e.sh: SKIP: $*"; exit 0
+}
+
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "e2e.sh: installing nginx from Debian's packages"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
+  else
+    skip "nginx is not installed (apt-get install nginx-light)"
+  fi
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+for t in node npm xmllint; do command -v $t >/dev/null || skip "$t is not installed"; done
+
+work=$(mktemp -d /tmp/sitemapd-e2e.XXXXXX)
+chmod 755 "$work"   # nginx's workers read the docroot
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The sitemap client, from the npm registry, cached between runs.
+mods="$top/.cache/e2e"
+if [ ! -d "$mods/node_modules/sitemapper" ]; then
+  mkdir -p "$mods"
+  npm install --silent --no-audit --no-fund --prefix "$mods" sitemapper@4.1.6 >/dev/null
+fi
+xsd="$top/.cache/xsd/sitemap.xsd"
+if [ ! -f "$xsd" ]; then
+  mkdir -p "$top/.cache/xsd"
+  (cd "$work" && npm pack sitemap --silent >/dev/null && tar -xzf sitemap-*.tgz package/schema/sitemap.xsd && cp package/schema/sitemap.xsd "$xsd")
+fi
+
+go build -o "$work/sitemapd" ./cmd/sitemapd
+
+# A small site with names a crawler must get right.
+site="$work/www"
+page() { mkdir -p "$(dirname "$site/$1")"; echo "<title>$1</title>" > "$site/$1"; touch -d "$2" "$site/$1"; }
+page index.html "2026-01-02 03:04:05 UTC"
+page about.html "2026-02-01 00:00:00 UTC"
+page "blog/index.html" "2026-03-01 12:00:00 UTC"
+page "blog/first post.html" "2026-03-02 12:00:00 UTC"
+page "blog/café & crème.html" "2026-03-03 12:00:00 UTC"
+page "docs/guide/intro.html" "2026-04-01 08:30:00 UTC"
+page "docs/guide/setup.htm" "2026-04-02 08:30:00 UTC"
+page "docs/api/v1.html" "2026-04-03 08:30:00 UTC"
+for i in $(seq 1 60); do page "archive/2025/p$i.html" "2025-06-01 00:00:00 UTC"; done
+mkdir -p "$site/assets" && echo "body{}" > "$site/assets/site.css" && echo x > "$site/.hidden.html"
+echo "User-agent: *" > "$site/robots.txt"
+
+# nginx on a free port of 127.0.0.1.
+port=""
+for try in $(seq 1 20); do
+  p=$((20000 + RANDOM % 40000))
+  cat > "$work/nginx.conf" <<CONF
+daemon off;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events {}
+http {
+    include /etc/nginx/mime.types;
+    access_log $work/access.log;
+    client_body_temp_path $work/tmp-body;
+    proxy_temp_path $work/tmp-proxy;
+    fastcgi_temp_path $work/tmp-fastcgi;
+    uwsgi_temp_path $work/tmp-uwsgi;
+    scgi_temp_path $work/tmp-scgi;
+    server {
+        listen 127.0.0.1:$p;
+        root $site;
+        include $top/deploy/nginx/sitemapd.conf;
+    }
+}
+CONF
+  "$NGINX" -c "$work/nginx.conf" -p "$work" 2>>"$work/nginx-start.log" &
+  npid=$!
+  sleep 0.5
+  if kill -0 "$npid" 2>/dev/null; then port=$p; pids+=("$npid"); break; fi
+done
+[ -n "$port" ] || { cat "$work/nginx-start.log" >&2; echo "e2e.sh: nginx did not start" >&2; exit 1; }
+base="http://127.0.0.1:$port/"
+
+cat > "$work/sitemapd.yaml" <<CONF
+root: $site
+base_url: $base
+robots_txt: true
+state_dir: $work/state
+watch: {settle: 200ms, max_delay: 2s}
+log: {format: json}
+CONF
+"$work/sitemapd" run -config "$work/sitemapd.yaml" 2>"$work/sitemapd.log" &
+pids+=("$!")
+
+check() {
+  echo "e2e.sh: after $1"
+  if ! node "$top/test/e2e-check.mjs" "$base" "$site" "$xsd" "$mods/node_modules"; then
+    echo "--- sitemapd log" >&2; tail -20 "$work/sitemapd.log" >&2
+    exit 1
+  fi
+}
+check "the first build"
+page "blog/new.html" "2026-05-01 00:00:00 UTC";            check "a page added"
+touch -d "2026-05-02 10:00:00 UTC" "$site/about.html";     check "a page edited"
+rm "$site/blog/first post.html";                           check "a page deleted"
+mv "$site/docs/guide" "$site/docs/handbook";               check "a directory moved"
+echo "e2e.sh: PASS ($(grep -c '"GET ' "$work/access.log" || true) requests served by nginx)"
