@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: all build test gotest e2e fuzz bench example install clean
+.PHONY: all build test gotest e2e fuzz bench example install image bin/sitemapd-static clean
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -27,12 +27,14 @@ gotest:
 	$(GO) test -race -count=1 ./...
 
 # The deployment checks: systemd units (systemd-analyze verify, and a
-# security exposure of at most 2.0), then sitemapd end to end behind a real
-# nginx with a real sitemap client (test/e2e.sh). Each says what it checked,
-# and skips with a reason where the machine lacks a tool (never under CI).
+# security exposure of at most 2.0), sitemapd end to end behind a real nginx
+# with a real sitemap client (test/e2e.sh), and the container image
+# (test/container.sh). Each says what it checked, and skips with a reason
+# where the machine lacks a tool (the first two never under CI).
 e2e:
 	test/systemd.sh
 	test/e2e.sh
+	test/container.sh
 
 # A short fuzzing run of the name -> URL -> XML chain.
 fuzz:
@@ -44,6 +46,15 @@ bench:
 
 example:
 	$(GO) run ./cmd/sitemapd build -config example/sitemapd.yaml
+
+# The container image (deploy/docker/Containerfile.local) from a static
+# binary built here: no registry needed. CONTAINER is podman, docker or
+# "buildah" (bud is its build).
+CONTAINER ?= podman
+image: bin/sitemapd-static
+	@ctx=$$(mktemp -d) && trap 'rm -rf "$$ctx"' EXIT && \
+	  cp bin/sitemapd-static "$$ctx/sitemapd" && cp /etc/ssl/certs/ca-certificates.crt "$$ctx/" && mkdir "$$ctx/state" && \
+	  $(CONTAINER) $(if $(filter buildah,$(CONTAINER)),bud,build) -f deploy/docker/Containerfile.local -t sitemapd:local "$$ctx"
 
 # Installs the binary, the systemd units and, if none is there, the example
 # configuration; with no DESTDIR, also the sitemapd user (in the web
