@@ -59,9 +59,12 @@ image: bin/sitemapd-static
 # Installs the binary, the systemd units and, if none is there, the example
 # configuration; with no DESTDIR, also the sitemapd user (in the web
 # server's group, www-data).
+# It installs bin/sitemapd as built by `make build` (so that `sudo make
+# install` needs no Go in root's PATH).
 install:
+	@test -x bin/sitemapd || { echo "bin/sitemapd is missing: run make build first"; exit 1; }
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/sitemapd
-	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(DESTDIR)$(PREFIX)/bin/sitemapd ./cmd/sitemapd
+	install -m 0755 bin/sitemapd $(DESTDIR)$(PREFIX)/bin/sitemapd
 	for u in sitemapd.service sitemapd@.service; do \
 	  sed 's|/usr/local/bin/sitemapd|$(PREFIX)/bin/sitemapd|' deploy/systemd/$$u > $(DESTDIR)/etc/systemd/system/$$u; \
 	  chmod 0644 $(DESTDIR)/etc/systemd/system/$$u; \

@@ -14,7 +14,7 @@ command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed 
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
-make -s install DESTDIR="$dest" >/dev/null
+make -s build && make -s install DESTDIR="$dest" >/dev/null
 bin="$dest/usr/local/bin/sitemapd"
 [ -x "$bin" ] || { echo "systemd.sh: make install did not install $bin" >&2; exit 1; }
 mkdir "$dest/check"
