@@ -119,4 +119,8 @@ page "blog/new.html" "2026-05-01 00:00:00 UTC";            check "a page added"
 touch -d "2026-05-02 10:00:00 UTC" "$site/about.html";     check "a page edited"
 rm "$site/blog/first post.html";                           check "a page deleted"
 mv "$site/docs/guide" "$site/docs/handbook";               check "a directory moved"
+# sitemapd's own validator, over HTTP, on the index and every sitemap it lists.
+maps=$(node -e 'fetch(process.argv[1]).then((r) => r.text()).then((t) => console.log([...t.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]).join(" ")))' "${base}sitemap_index.xml")
+# shellcheck disable=SC2086
+"$work/sitemapd" check "${base}sitemap_index.xml" $maps | sed 's/^/  /'
 echo "e2e.sh: PASS ($(grep -c '"GET ' "$work/access.log" || true) requests served by nginx)"

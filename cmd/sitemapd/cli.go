@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -22,6 +24,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/daemon"
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/validate"
 )
 
 // Exit statuses (DESIGN.md "Running it").
@@ -53,6 +56,8 @@ commands:
   run      -config FILE   build, then watch the document root and keep every sitemap true
   build    -config FILE   build every sitemap and the index once, then exit
   check    -config FILE   validate a configuration file
+  check    [-config FILE] PATH|URL...
+                          validate sitemaps or indexes against the protocol
   ping     -config FILE [-now] [-dry-run]
                           send search engines what they are owed now; -now also
                           pings the published index; -dry-run only prints
@@ -119,16 +124,92 @@ func loadConfig(path string, stderr io.Writer) (*config.Config, bool) {
 	return cfg, true
 }
 
+// cmdCheck validates a configuration or, given paths or URLs, sitemaps.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	path, ok := parseConfigFlag("check", args, stderr)
-	if !ok {
+	fs := flag.NewFlagSet("sitemapd check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", defaultConfig, "configuration `file`")
+	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
-	if _, ok := loadConfig(path, stderr); !ok {
-		return ExitUsage
+	configGiven := false
+	fs.Visit(func(f *flag.Flag) { configGiven = configGiven || f.Name == "config" })
+	if fs.NArg() == 0 {
+		if _, ok := loadConfig(*path, stderr); !ok {
+			return ExitUsage
+		}
+		fmt.Fprintf(stdout, "%s: configuration is valid\n", *path)
+		return ExitOK
 	}
-	fmt.Fprintf(stdout, "%s: configuration is valid\n", path)
-	return ExitOK
+	var cfg *config.Config
+	if configGiven {
+		var ok bool
+		if cfg, ok = loadConfig(*path, stderr); !ok {
+			return ExitUsage
+		}
+	}
+	status := ExitOK
+	for _, arg := range fs.Args() {
+		res, err := checkSitemap(arg, cfg)
+		if err != nil {
+			fmt.Fprintf(stdout, "%s: %v\n", arg, err)
+			status = ExitFailure
+			continue
+		}
+		for _, p := range res.Problems {
+			fmt.Fprintln(stdout, p)
+			status = ExitFailure
+		}
+		if len(res.Problems) == 0 {
+			fmt.Fprintf(stdout, "%s: ok, a %s of %d entries\n", arg, res.Kind, res.Entries)
+		}
+	}
+	return status
+}
+
+// checkSitemap validates one sitemap file or URL. A file's URL, for the
+// rule that a sitemap lists only URLs below its own directory, follows from
+// the configuration when one is given.
+func checkSitemap(arg string, cfg *config.Config) (*validate.Result, error) {
+	if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
+		client := &http.Client{Timeout: 30 * time.Second}
+		req, err := http.NewRequest(http.MethodGet, arg, nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("User-Agent", "sitemapd/"+versionString()+" (check)")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("HTTP %s", resp.Status)
+		}
+		return validate.Check(arg, resp.Body, validate.Options{Location: resp.Request.URL.String()})
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var opts validate.Options
+	if cfg != nil {
+		out := cfg.OutputDir
+		if out == "" {
+			out = cfg.Root
+		}
+		if abs, err := filepath.Abs(arg); err == nil {
+			if rel, err := filepath.Rel(out, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				var segs []string
+				for _, s := range strings.Split(filepath.ToSlash(rel), "/") {
+					segs = append(segs, url.PathEscape(s))
+				}
+				opts.Location = cfg.BaseURL + strings.Join(segs, "/")
+			}
+		}
+	}
+	return validate.Check(arg, f, opts)
 }
 
 // session is what build and run share: the config, a logger, and a

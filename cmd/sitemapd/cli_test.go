@@ -223,3 +223,46 @@ func TestSystemdAndListen(t *testing.T) {
 		t.Errorf("exit: %v, want 0", err)
 	}
 }
+
+// TestCheckSitemaps: `check PATH|URL…` finds nothing in sitemapd's own
+// output, on disk or served over HTTP, and reports planted problems with
+// exit 1.
+func TestCheckSitemaps(t *testing.T) {
+	var root string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/other/sitemap.xml" { // the blog's sitemap, misplaced
+			http.ServeFile(w, r, filepath.Join(root, "blog", "sitemap.xml"))
+			return
+		}
+		http.FileServer(http.Dir(root)).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg, dir := writeConfig(t, "")
+	root = dir
+	data, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, bytes.Replace(data, []byte("https://example.com/"), []byte(srv.URL+"/"), 1), 0o644)
+	if code, _, stderr := runCLI("build", "-config", cfg); code != ExitOK {
+		t.Fatalf("build: %s", stderr)
+	}
+	files := []string{filepath.Join(root, "sitemap_index.xml"), filepath.Join(root, "sitemap.xml"), filepath.Join(root, "blog", "sitemap.xml")}
+	code, out, stderr := runCLI(append([]string{"check", "-config", cfg}, files...)...)
+	if code != ExitOK || strings.Count(out, ": ok, a ") != 3 {
+		t.Errorf("own output: exit %d:\n%s%s", code, out, stderr)
+	}
+
+	// Over HTTP, a sitemap is checked against where it is served: moved to
+	// another directory, its URLs are outside it.
+	code, out, _ = runCLI("check", srv.URL+"/sitemap_index.xml", srv.URL+"/blog/sitemap.xml")
+	if code != ExitOK || strings.Count(out, ": ok, a ") != 2 {
+		t.Errorf("served sitemaps: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI("check", srv.URL+"/other/sitemap.xml", srv.URL+"/missing.xml")
+	if code != ExitFailure || !strings.Contains(out, "is outside") || !strings.Contains(out, "missing.xml: HTTP 404") {
+		t.Errorf("misplaced sitemap: exit %d:\n%s", code, out)
+	}
+
+	code, out, _ = runCLI("check", "../../internal/validate/testdata/broken/fields.xml")
+	if code != ExitFailure || !strings.Contains(out, "fields.xml:11: <priority> \"1.5\"") {
+		t.Errorf("broken sitemap: exit %d:\n%s", code, out)
+	}
+}
