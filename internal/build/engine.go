@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +51,17 @@ type Engine struct {
 	indexParts int                 // index files last published
 	gz         *gzip.Writer
 	gzBuf      bytes.Buffer
+	enc        sitemap.Encoder
 }
+
+// builtinStylesheet is written as StylesheetName at the root of the output
+// with `stylesheet: builtin`.
+//
+//go:embed sitemap.xsl
+var builtinStylesheet []byte
+
+// StylesheetName is the file name of the built-in stylesheet.
+const StylesheetName = "sitemap.xsl"
 
 // staging is what a group's publish will change once its files are
 // committed: the changes to report and the update to remember. If the
@@ -95,6 +106,10 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	}
 	if e.outDir == "" {
 		e.outDir = cfg.Root
+	}
+	e.enc.Stylesheet = cfg.Stylesheet
+	if cfg.Stylesheet == "builtin" {
+		e.enc.Stylesheet = cfg.BaseURL + StylesheetName
 	}
 	// Directories are only created in a separate output tree: one of the
 	// document root that vanished must stay gone.
@@ -277,7 +292,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	if err := e.publishIndex(rep); err != nil {
 		errs = append(errs, err)
 	}
-	if err := e.publishKeys(rep); err != nil {
+	if err := e.publishExtras(rep); err != nil {
 		errs = append(errs, err)
 	}
 	if err := e.publishRobots(rep); err != nil {
@@ -467,7 +482,7 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, u *memUpdate, now 
 
 	var names []string
 	changed := false
-	err := sitemap.EncodeURLSet(urls, func(part []byte) error {
+	err := e.enc.URLSet(urls, func(part []byte) error {
 		name := path.Join(g.Dir, e.outName(config.PartName(e.cfg.SitemapName, len(names)+1)))
 		names = append(names, name)
 		written := len(rep.Written)
@@ -659,7 +674,7 @@ func (e *Engine) publishIndex(rep *Report) error {
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
 	batch := e.pub.Begin()
 	n := 0
-	err := sitemap.EncodeIndex(refs, func(part []byte) error {
+	err := e.enc.Index(refs, func(part []byte) error {
 		n++
 		return e.put(batch, e.outName(config.PartName(e.cfg.IndexName, n)), part, rep)
 	})
@@ -680,19 +695,28 @@ func (e *Engine) publishIndex(rep *Report) error {
 	return errors.Join(errs...)
 }
 
-// publishKeys writes the IndexNow key files at the root of the output,
-// where the engines fetch them (keyLocation): <key>.txt holding the key.
-func (e *Engine) publishKeys(rep *Report) error {
-	if len(e.filter.keyFiles) == 0 {
+// publishExtras writes the files that go at the root of the output next to
+// the index: the IndexNow key files, where the engines fetch them
+// (keyLocation: <key>.txt holding the key), and the built-in stylesheet.
+// They are never gzipped.
+func (e *Engine) publishExtras(rep *Report) error {
+	files := map[string][]byte{}
+	for name, key := range e.filter.keyFiles {
+		files[name] = []byte(key)
+	}
+	if e.cfg.Stylesheet == "builtin" {
+		files[StylesheetName] = builtinStylesheet
+	}
+	if len(files) == 0 {
 		return nil
 	}
 	batch := e.pub.Begin()
 	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(e.filter.keyFiles)) {
-		changed, err := batch.Put(name, []byte(e.filter.keyFiles[name])) // never gzipped
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		changed, err := batch.Put(name, files[name])
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Errorf("IndexNow key file: %w", err))
+			errs = append(errs, err)
 		case changed:
 			rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
 		}
@@ -701,7 +725,7 @@ func (e *Engine) publishKeys(rep *Report) error {
 	errs = append(errs, err)
 	for name, ferr := range failed {
 		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
-		errs = append(errs, fmt.Errorf("IndexNow key file: %w", ferr))
+		errs = append(errs, ferr)
 	}
 	return errors.Join(errs...)
 }

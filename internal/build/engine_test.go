@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/xsdtest"
 )
 
 const baseConfig = "testdata/base.yaml"
@@ -553,5 +555,45 @@ func TestIndexNowKeyFile(t *testing.T) {
 	}
 	if got := read(t, p); got != "someone else's" {
 		t.Errorf("the foreign key file was replaced: %q", got)
+	}
+}
+
+// TestStylesheet: with `stylesheet: builtin` every sitemap and the index
+// name sitemapd's own stylesheet, written at the root; they stay valid,
+// and applied by a real XSLT processor the stylesheet gives a table of the
+// pages.
+func TestStylesheet(t *testing.T) {
+	root := site(t, "index.html", "blog/a & b.html", "blog/c.html")
+	cfg := loadConfig(t, baseConfig, root, "stylesheet: builtin\n")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	const pi = `<?xml-stylesheet type="text/xsl" href="https://example.com/sitemap.xsl"?>`
+	for _, f := range []string{"sitemap_index.xml", "sitemap.xml", "blog/sitemap.xml"} {
+		if !strings.Contains(read(t, filepath.Join(root, f)), pi) {
+			t.Errorf("%s does not name the stylesheet", f)
+		}
+	}
+	xsdtest.Validate(t, filepath.Join(root, "sitemap.xml"), filepath.Join(root, "blog/sitemap.xml"))
+	if !exists(filepath.Join(root, StylesheetName)) {
+		t.Fatal("no stylesheet written")
+	}
+	if rep := mustBuild(t, e); len(rep.Written) != 0 {
+		t.Errorf("second build wrote %v", rep.Written)
+	}
+	xsltproc, err := exec.LookPath("xsltproc")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("xsltproc is needed (apt-get install xsltproc)")
+		}
+		t.Skip("xsltproc not installed")
+	}
+	out, err := exec.Command(xsltproc, filepath.Join(root, StylesheetName), filepath.Join(root, "blog/sitemap.xml")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xsltproc: %v\n%s", err, out)
+	}
+	for _, want := range []string{"<table>", "2 pages", `href="https://example.com/blog/a%20&amp;%20b.html"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the rendered page lacks %s:\n%s", want, out)
+		}
 	}
 }

@@ -48,6 +48,7 @@ type filter struct {
 	exclude  []string          // normalised globs over "/rel/path"
 	outputs  []string          // output names whose parts are ours (sitemap, index)
 	keyFiles map[string]string // IndexNow key file names -> their keys
+	extra    string            // the built-in stylesheet's name, if written
 }
 
 func newFilter(cfg *config.Config) *filter {
@@ -60,6 +61,9 @@ func newFilter(cfg *config.Config) *filter {
 	}
 	for _, g := range cfg.Pages.Exclude {
 		f.exclude = append(f.exclude, config.NormalizeGlob(g))
+	}
+	if cfg.Stylesheet == "builtin" {
+		f.extra = StylesheetName
 	}
 	for _, ep := range cfg.Notify.Endpoints {
 		if ep.Kind == "indexnow" {
@@ -92,7 +96,7 @@ func (f *filter) ignored(name string) bool {
 		}
 	}
 	_, isKey := f.keyFiles[name]
-	return f.isOutput(name) || isKey || name == "robots.txt"
+	return f.isOutput(name) || isKey || name == "robots.txt" || (f.extra != "" && name == f.extra)
 }
 
 // isPage reports whether a file name has a page extension (any case).

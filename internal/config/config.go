@@ -44,6 +44,12 @@ type Config struct {
 	Watch  Watch  `yaml:"watch"`
 	Notify Notify `yaml:"notify"`
 
+	// Stylesheet makes every sitemap and index name an XSL stylesheet, so a
+	// browser shows it as a table: "builtin" (sitemapd writes its own as
+	// sitemap.xsl at the root of the output), a path from the site root
+	// ("/static/sitemap.xsl") or a URL on the same site; "" for none.
+	Stylesheet string `yaml:"stylesheet"`
+
 	// RobotsTxt keeps one "Sitemap:" line per index file in the robots.txt
 	// at the root of the output, changing nothing else in it.
 	RobotsTxt bool `yaml:"robots_txt"`

@@ -44,7 +44,8 @@ func TestFullConfig(t *testing.T) {
 	}
 	if c.Depth != 2 || !c.Gzip || c.Mode != 0o640 || c.Watch.Settle != time.Second || c.Watch.Rescan != 0 ||
 		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 ||
-		c.Notify.Timeout != 3*time.Second || c.Notify.Attempts != 2 || c.Notify.MaxBackoff != time.Minute {
+		c.Notify.Timeout != 3*time.Second || c.Notify.Attempts != 2 || c.Notify.MaxBackoff != time.Minute ||
+		c.Stylesheet != "builtin" {
 		t.Errorf("decoded %+v", c)
 	}
 }
@@ -73,7 +74,8 @@ func TestBadConfigs(t *testing.T) {
 		{"unknown-key.bad.yml", []string{`unknown-key.bad.yml:4: pages.extension: unknown key (did you mean "extensions"?)`}},
 		{"wrong-type.bad.yml", []string{"wrong-type.bad.yml:3: depth: cannot unmarshal !!str `deep` into int"}},
 		{"syntax.bad.yml", []string{"syntax.bad.yml:", "invalid YAML"}},
-		{"robots.bad.yml", []string{`robots.bad.yml:3: robots_txt: needs base_url at the root of its host`}},
+		{"options.bad.yml", []string{`options.bad.yml:3: robots_txt: needs base_url at the root of its host`,
+			`options.bad.yml:4: stylesheet: "ftp://example.com/s.xsl" must be builtin, a path from the site root`}},
 		{"values.bad.yml", []string{
 			"values.bad.yml:1: root: stat ",
 			"values.bad.yml:2: base_url: \"ftp://example.com/\" must start with http:// or https://",

@@ -66,6 +66,15 @@ func (c *Config) validate(lines map[string]int) error {
 		}
 	}
 
+	// stylesheet
+	switch st := c.Stylesheet; {
+	case st == "" || st == "builtin" || strings.HasPrefix(st, "/"):
+	default:
+		if u, err := url.Parse(st); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("stylesheet", "%q must be builtin, a path from the site root (/sitemap.xsl) or an http(s) URL", st)
+		}
+	}
+
 	// output_dir
 	if c.OutputDir != "" {
 		c.OutputDir = c.resolve(c.OutputDir)

@@ -46,24 +46,48 @@ type Ref struct {
 }
 
 const (
-	xmlHeader   = `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + Marker + "\n"
-	urlsetOpen  = xmlHeader + `<urlset xmlns="` + Namespace + `">` + "\n"
 	urlsetClose = "</urlset>\n"
-	indexOpen   = xmlHeader + `<sitemapindex xmlns="` + Namespace + `">` + "\n"
 	indexClose  = "</sitemapindex>\n"
 )
 
-// EncodeURLSet encodes urls as one or more <urlset> documents, calling emit
-// with each complete part in order. The slice passed to emit is reused after
-// emit returns. No URLs, no parts: an empty <urlset> is invalid.
-func EncodeURLSet(urls []URL, emit func(part []byte) error) error {
-	return encode(urls, AppendURL, func(u *URL) string { return u.Loc }, urlsetOpen, urlsetClose, emit)
+// Encoder encodes documents with options; the zero Encoder is the plain
+// protocol.
+type Encoder struct {
+	// Stylesheet, if set, is the URL of an XSL stylesheet named in an
+	// xml-stylesheet instruction, so a browser shows the document as a
+	// page. Crawlers ignore it.
+	Stylesheet string
 }
 
-// EncodeIndex encodes refs as one or more <sitemapindex> documents.
-func EncodeIndex(refs []Ref, emit func(part []byte) error) error {
-	return encode(refs, appendRef, func(r *Ref) string { return r.Loc }, indexOpen, indexClose, emit)
+func (e Encoder) header() string {
+	h := `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
+	if e.Stylesheet != "" {
+		h += `<?xml-stylesheet type="text/xsl" href="` + string(AppendEscaped(nil, e.Stylesheet)) + `"?>` + "\n"
+	}
+	return h + Marker + "\n"
 }
+
+// URLSet encodes urls as one or more <urlset> documents, calling emit with
+// each complete part in order. The slice passed to emit is reused after
+// emit returns. No URLs, no parts: an empty <urlset> is invalid.
+func (e Encoder) URLSet(urls []URL, emit func(part []byte) error) error {
+	open := e.header() + `<urlset xmlns="` + Namespace + `">` + "\n"
+	return encode(urls, AppendURL, func(u *URL) string { return u.Loc }, open, urlsetClose, emit)
+}
+
+// Index encodes refs as one or more <sitemapindex> documents.
+func (e Encoder) Index(refs []Ref, emit func(part []byte) error) error {
+	open := e.header() + `<sitemapindex xmlns="` + Namespace + `">` + "\n"
+	return encode(refs, appendRef, func(r *Ref) string { return r.Loc }, open, indexClose, emit)
+}
+
+// EncodeURLSet is Encoder{}.URLSet.
+func EncodeURLSet(urls []URL, emit func(part []byte) error) error {
+	return Encoder{}.URLSet(urls, emit)
+}
+
+// EncodeIndex is Encoder{}.Index.
+func EncodeIndex(refs []Ref, emit func(part []byte) error) error { return Encoder{}.Index(refs, emit) }
 
 func encode[T any](items []T, appendItem func([]byte, *T) []byte, loc func(*T) string, open, close string, emit func([]byte) error) error {
 	// Size the buffer once: growing it by doubling costs more than the
