@@ -52,6 +52,7 @@ type Engine struct {
 	gz         *gzip.Writer
 	gzBuf      bytes.Buffer
 	enc        sitemap.Encoder
+	robots     robotsRules // read at New and at every Build
 }
 
 // builtinStylesheet is written as StylesheetName at the root of the output
@@ -107,6 +108,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	if e.outDir == "" {
 		e.outDir = cfg.Root
 	}
+	e.loadRobots()
 	e.enc.Stylesheet = cfg.Stylesheet
 	if cfg.Stylesheet == "builtin" {
 		e.enc.Stylesheet = cfg.BaseURL + StylesheetName
@@ -220,6 +222,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	start := e.now()
 	rep := &Report{}
 	var errs []error
+	e.loadRobots() // a full read is where new robots.txt rules take effect
 
 	var own, temps []string
 	if e.outDir != e.cfg.Root {

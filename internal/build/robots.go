@@ -2,11 +2,15 @@ package build
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/temoto/robotstxt"
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
@@ -129,4 +133,76 @@ func sitemapLine(line []byte) (string, bool) {
 	}
 	value, _, _ = strings.Cut(value, "#")
 	return strings.TrimSpace(value), true
+}
+
+// robotsRules is the docroot's robots.txt, for leaving out pages it
+// disallows (pages.robots_txt): crawlers would not fetch them, and a
+// sitemap listing them is one engines trust less.
+type robotsRules struct {
+	data  *robotstxt.RobotsData // nil: everything allowed
+	rules [32]byte              // digest of the rules, Sitemap lines left out
+}
+
+// loadRobots reads the docroot's robots.txt. It applies only where
+// crawlers read it, so only with base_url at the root of its host; a
+// missing file allows everything, and so does one that cannot be parsed
+// (with a warning: listing too much beats listing nothing).
+func (e *Engine) loadRobots() {
+	e.robots = robotsRules{}
+	if !e.cfg.Pages.RobotsTxt {
+		return
+	}
+	if u, err := url.Parse(e.cfg.BaseURL); err != nil || u.Path != "/" {
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(e.cfg.Root, robotsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		e.log.Warn("cannot read robots.txt; listing pages as if it allowed everything", zap.Error(err))
+	}
+	e.robots.rules = robotsDigest(data)
+	if len(data) == 0 {
+		return
+	}
+	rd, err := robotstxt.FromBytes(data)
+	if err != nil {
+		e.log.Warn("cannot parse robots.txt; listing pages as if it allowed everything",
+			zap.String("path", filepath.Join(e.cfg.Root, robotsFile)), zap.Error(err))
+		return
+	}
+	e.robots.data = rd
+}
+
+// robotsDigest hashes the rules of a robots.txt: every line but the
+// Sitemap lines, which sitemapd itself may keep (robots_txt: true) and
+// which allow or disallow nothing.
+func robotsDigest(data []byte) [32]byte {
+	h := sha256.New()
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if _, isSitemap := sitemapLine(line); !isSitemap {
+			h.Write(line)
+		}
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// RobotsChanged reports whether the docroot's robots.txt now has other
+// rules than the engine reads pages with: then every group must be read
+// again (Build), since any page may be in or out.
+func (e *Engine) RobotsChanged() bool {
+	if !e.cfg.Pages.RobotsTxt {
+		return false
+	}
+	data, _ := os.ReadFile(filepath.Join(e.cfg.Root, robotsFile))
+	return robotsDigest(data) != e.robots.rules
+}
+
+// allowed reports whether robots.txt lets crawlers fetch a URL.
+func (e *Engine) allowed(loc string) bool {
+	if e.robots.data == nil {
+		return true
+	}
+	path := "/" + strings.TrimPrefix(loc, e.cfg.BaseURL)
+	return e.robots.data.TestAgent(path, e.cfg.Pages.RobotsAgent)
 }

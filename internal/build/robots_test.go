@@ -3,6 +3,8 @@ package build
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -76,5 +78,63 @@ func TestRobotsTxt(t *testing.T) {
 		if logs.FilterMessageSnippet("not writable").Len() != 1 || strings.Contains(read(t, p), "other_index") {
 			t.Errorf("an unwritable robots.txt was not left alone with a warning")
 		}
+	}
+}
+
+// TestRobotsRules: pages the docroot's robots.txt disallows for the
+// configured agent are left out; Allow, agent groups, the switch and the
+// host-root condition all count; only a change of rules (not of Sitemap
+// lines) asks for a full read.
+func TestRobotsRules(t *testing.T) {
+	root := site(t, "index.html", "private/secret.html", "private/open.html", "blog/a.html", "a b/c.html")
+	robots := "User-agent: *\nDisallow: /private/\nAllow: /private/open.html\nDisallow: /a%20b/\n\nUser-agent: Googlebot\nDisallow: /\n"
+	os.WriteFile(filepath.Join(root, "robots.txt"), []byte(robots), 0o644)
+	// The same configuration served below the host root.
+	base, _ := os.ReadFile(baseConfig)
+	prefixed := filepath.Join(t.TempDir(), "prefixed.yaml")
+	os.WriteFile(prefixed, []byte(strings.Replace(string(base), "https://example.com/", "https://example.com/site/", 1)), 0o644)
+	listed := func(extra string) []string {
+		t.Helper()
+		for _, f := range []string{"sitemap.xml", "private/sitemap.xml", "blog/sitemap.xml", "a b/sitemap.xml"} {
+			os.Remove(filepath.Join(root, f))
+		}
+		file := baseConfig
+		if extra == "prefixed" {
+			file, extra = prefixed, ""
+		}
+		e, _ := newEngine(t, loadConfig(t, file, root, extra))
+		mustBuild(t, e)
+		var out []string
+		for _, f := range []string{"sitemap.xml", "private/sitemap.xml", "blog/sitemap.xml", "a b/sitemap.xml"} {
+			b, _ := os.ReadFile(filepath.Join(root, f))
+			for _, m := range regexp.MustCompile(`<loc>([^<]*)</loc>`).FindAllStringSubmatch(string(b), -1) {
+				out = append(out, strings.TrimPrefix(m[1], "https://example.com"))
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		extra string
+		want  []string
+	}{
+		{"", []string{"/", "/private/open.html", "/blog/a.html"}},
+		{"pages: {robots_agent: Googlebot-News}\n", nil},
+		{"pages: {robots_txt: false}\n", []string{"/", "/private/open.html", "/private/secret.html", "/blog/a.html", "/a%20b/c.html"}},
+		{"prefixed", []string{"/site/", "/site/private/open.html", "/site/private/secret.html", "/site/blog/a.html", "/site/a%20b/c.html"}},
+	} {
+		got := listed(tc.extra)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: listed %v, want %v", tc.extra, got, tc.want)
+		}
+	}
+
+	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""))
+	os.WriteFile(filepath.Join(root, "robots.txt"), []byte(robots+"Sitemap: https://example.com/sitemap_index.xml\n"), 0o644)
+	if e.RobotsChanged() {
+		t.Error("a new Sitemap line counted as a change of rules")
+	}
+	os.WriteFile(filepath.Join(root, "robots.txt"), []byte("User-agent: *\nDisallow: /blog/\n"), 0o644)
+	if !e.RobotsChanged() {
+		t.Error("new rules not noticed")
 	}
 }

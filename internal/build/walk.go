@@ -363,6 +363,9 @@ func (w *walker) page(relDir, name, rel string, mtime time.Time) (sitemap.URL, b
 		return sitemap.URL{}, false
 	}
 	loc := e.mapper.loc(up)
+	if !e.allowed(loc) {
+		return sitemap.URL{}, false // robots.txt keeps crawlers out
+	}
 	if len(loc) > sitemap.MaxLocLen {
 		e.log.Warn("not listed: URL longer than the protocol allows",
 			zap.String("path", w.abs(rel)), zap.Int("length", len(loc)), zap.Int("max", sitemap.MaxLocLen))

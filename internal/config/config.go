@@ -72,7 +72,12 @@ type Pages struct {
 	IndexFiles     []string `yaml:"index_files"`
 	PrettyURLs     bool     `yaml:"pretty_urls"`
 	FollowSymlinks bool     `yaml:"follow_symlinks"`
-	Exclude        []string `yaml:"exclude"`
+	// RobotsTxt leaves out pages that the docroot's robots.txt disallows
+	// for RobotsAgent (only when base_url is a host root, where crawlers
+	// read robots.txt).
+	RobotsTxt   bool     `yaml:"robots_txt"`
+	RobotsAgent string   `yaml:"robots_agent"`
+	Exclude     []string `yaml:"exclude"`
 	// IgnoreNames are base-name globs for editor, backup and temporary files
 	// that are never pages. The default list covers vim, emacs, rsync, sed -i
 	// and browser downloads; setting the key replaces it.
@@ -134,6 +139,8 @@ func Default() Config {
 			Extensions:     []string{".html", ".htm", ".pdf"},
 			IndexFiles:     []string{"index.html", "index.htm"},
 			FollowSymlinks: true,
+			RobotsTxt:      true,
+			RobotsAgent:    "*",
 			IgnoreNames:    DefaultIgnoreNames(),
 		},
 		Watch: Watch{

@@ -66,6 +66,10 @@ func (c *Config) validate(lines map[string]int) error {
 		}
 	}
 
+	if strings.TrimSpace(c.Pages.RobotsAgent) == "" {
+		bad("pages.robots_agent", "must name a user agent, e.g. \"*\" or \"Googlebot\"")
+	}
+
 	// stylesheet
 	switch st := c.Stylesheet; {
 	case st == "" || st == "builtin" || strings.HasPrefix(st, "/"):

@@ -186,7 +186,9 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	// Watch before the first build, so nothing changed during it is missed.
 	w, err := watch.New(watch.Options{
 		Root: cfg.Root, Settle: cfg.Watch.Settle, MaxDelay: cfg.Watch.MaxDelay,
-		SkipDir: eng.SkipDir, Ignore: eng.IgnoreName,
+		SkipDir: eng.SkipDir,
+		// robots.txt is never a page, but its rules decide which pages are.
+		Ignore: func(name string) bool { return name != "robots.txt" && eng.IgnoreName(name) },
 	}, d.log)
 	if err != nil {
 		return nil, err
@@ -268,9 +270,13 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 				d.log.Info("document root replaced; restarting on the new one", zap.String("root", cfg.Root))
 				return cfg, nil
 			}
-			if b.Rescan {
+			switch {
+			case b.Rescan:
 				publish("rescan", func() (*build.Report, error) { return eng.Build(ctx) })
-			} else {
+			case robotsTouched(b) && eng.RobotsChanged():
+				// New rules may let in or keep out any page: read it all.
+				publish("robots.txt changed", func() (*build.Report, error) { return eng.Build(ctx) })
+			default:
 				publish("change", func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
 			}
 		case <-rescan:
@@ -301,6 +307,16 @@ func (d *Daemon) lifecycle(f func(Lifecycle)) {
 
 // Handler serves /healthz and /metrics (tests use it without a listener).
 func (d *Daemon) Handler() http.Handler { return d.metrics.Handler() }
+
+// robotsTouched reports whether a batch may have changed the docroot's
+// robots.txt.
+func robotsTouched(b watch.Batch) bool {
+	if !slices.Contains(b.Dirs, "") {
+		return false
+	}
+	names, byName := b.Names[""]
+	return !byName || slices.Contains(names, "robots.txt")
+}
 
 // reload loads the config file again; it returns the new configuration if
 // it is valid and different, nil otherwise.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -274,6 +275,27 @@ func TestFailedGroupIsRetried(t *testing.T) {
 	h.checkOracle()
 }
 
+// TestRobotsTxtChange: new robots.txt rules take pages out (and back in)
+// without any other change, and the result is a full build's.
+func TestRobotsTxtChange(t *testing.T) {
+	h := start(t, "")
+	h.write("private/x.html")
+	h.write("blog/y.html")
+	h.sync()
+	listed := func() bool {
+		b, _ := os.ReadFile(h.path("private/sitemap.xml"))
+		return strings.Contains(string(b), "/private/x.html")
+	}
+	if !listed() {
+		t.Fatal("private/x.html not listed before robots.txt")
+	}
+	os.WriteFile(h.path("robots.txt"), []byte("User-agent: *\nDisallow: /private/\n"), 0o644)
+	h.waitFor("private/x.html left out", func() bool { return !listed() })
+	os.WriteFile(h.path("robots.txt"), []byte("User-agent: *\nDisallow: /nothing/\n"), 0o644)
+	h.waitFor("private/x.html back", listed)
+	h.checkOracle()
+}
+
 // TestReload writes a broken config and sends SIGHUP's stand-in: the
 // daemon keeps running on the old config. A valid edit of the file is then
 // applied without any signal.
@@ -367,7 +389,7 @@ func (m *model) step(i int) {
 		}
 		return
 	}
-	switch op := r.IntN(12); op {
+	switch op := r.IntN(13); op {
 	case 0, 1: // create
 		f := filepath.Join(m.dir(), m.name())
 		logf("create %s", f)
@@ -436,6 +458,15 @@ func (m *model) step(i int) {
 		for j := range 300 {
 			h.write(filepath.Join(d, fmt.Sprintf("f%d.html", j)))
 		}
+	case 12: // new robots.txt rules, or none
+		if r.IntN(3) == 0 {
+			logf("rm robots.txt")
+			os.Remove(h.path("robots.txt"))
+			break
+		}
+		d := m.dir()
+		logf("robots.txt: Disallow /%s/", d)
+		os.WriteFile(h.path("robots.txt"), []byte("User-agent: *\nDisallow: /"+(&url.URL{Path: d}).EscapedPath()+"/\n"), 0o644)
 	case 11: // chmod: an event (IN_ATTRIB) that changes no sitemap
 		dir := r.IntN(2) == 0
 		if f := m.existing(dir); f != "" {
