@@ -553,7 +553,7 @@ func (e *Engine) groupFailed(dir string, err error) error {
 // remembered as it was, lists the parts that are on disk, and is marked
 // for retry, so that the engine's view of what is published stays true.
 func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
-	failed, err := batch.Commit()
+	failed, err := e.commitFiles(batch, rep)
 	errs := []error{err}
 	bad := map[string]bool{}
 	for name, ferr := range failed {
@@ -562,8 +562,6 @@ func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
 			dir = ""
 		}
 		bad[dir] = true
-		abs := filepath.Join(e.outDir, name)
-		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == abs })
 		if ferr = e.groupFailed(dir, ferr); ferr != nil {
 			errs = append(errs, fmt.Errorf("group %s not updated: %w", e.groupPath(dir), ferr))
 		}
@@ -585,6 +583,17 @@ func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// commitFiles commits a batch and takes the files that did not land out of
+// rep.Written. It returns them with their errors, and the batch's error.
+func (e *Engine) commitFiles(batch *publish.Batch, rep *Report) (map[string]error, error) {
+	failed, err := batch.Commit()
+	for name := range failed {
+		abs := filepath.Join(e.outDir, name)
+		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == abs })
+	}
+	return failed, err
 }
 
 // Failed lists the groups (as GroupOf names them) whose last publish
@@ -687,12 +696,11 @@ func (e *Engine) publishIndex(rep *Report) error {
 	}
 	e.indexParts = n
 	rep.Indexes = n
-	failed, err := batch.Commit()
+	failed, err := e.commitFiles(batch, rep)
 	errs = append(errs, err)
-	for name, ferr := range failed {
+	for _, ferr := range failed {
 		// The old index file stays; retrying the root group rewrites it.
 		e.failed[""] = true
-		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
 		errs = append(errs, fmt.Errorf("index not updated: %w", ferr))
 	}
 	return errors.Join(errs...)
@@ -724,10 +732,9 @@ func (e *Engine) publishExtras(rep *Report) error {
 			rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
 		}
 	}
-	failed, err := batch.Commit()
+	failed, err := e.commitFiles(batch, rep)
 	errs = append(errs, err)
-	for name, ferr := range failed {
-		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
+	for _, ferr := range failed {
 		errs = append(errs, ferr)
 	}
 	return errors.Join(errs...)

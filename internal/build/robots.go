@@ -59,14 +59,11 @@ func (e *Engine) publishRobots(rep *Report) error {
 	if err != nil {
 		return err
 	}
-	failed, err := batch.Commit()
-	for _, ferr := range failed {
-		return ferr
-	}
-	if err == nil && changed {
+	if changed {
 		rep.Written = append(rep.Written, abs)
 	}
-	return err
+	failed, err := e.commitFiles(batch, rep)
+	return errors.Join(err, failed[robotsFile])
 }
 
 // isIndexURL reports whether a URL names one of this site's index files,

@@ -339,9 +339,10 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why string,
 	if errors.Is(err, context.Canceled) {
 		return
 	}
+	full := why != "change" && why != "retry" // a walk of the whole tree
 	if rep != nil {
 		urls := -1
-		if why != "change" && why != "retry" {
+		if full {
 			urls = rep.URLs
 		}
 		d.metrics.Published(why, rep.Duration, urls, err)
@@ -370,7 +371,7 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why string,
 			d.opts.Notifier.Published(p)
 		}
 	}
-	if why != "change" && why != "retry" {
+	if full {
 		// A full walk leaves much garbage behind, and the runtime returns
 		// it to the system only slowly: give it back now, so the resident
 		// size of a daemon that mostly idles is what it keeps.

@@ -356,9 +356,9 @@ func (n *Notifier) snapshot(ep *endpoint) ([]string, map[string]uint64) {
 	return urls, gens
 }
 
-// delivered forgets URLs an endpoint accepted, unless they were owed again
-// since the snapshot, and saves.
-func (n *Notifier) delivered(ep *endpoint, urls []string, gens map[string]uint64) {
+// forget forgets URLs an endpoint accepted, or that can never be
+// delivered, unless they were owed again since the snapshot, and saves.
+func (n *Notifier) forget(ep *endpoint, urls []string, gens map[string]uint64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, u := range urls {
@@ -369,11 +369,6 @@ func (n *Notifier) delivered(ep *endpoint, urls []string, gens map[string]uint64
 	if err := n.saveLocked(); err != nil {
 		n.log.Error("cannot save notification state; a restart may send these URLs again", zap.Error(err))
 	}
-}
-
-// dropped forgets URLs that can never be delivered, like delivered.
-func (n *Notifier) dropped(ep *endpoint, urls []string, gens map[string]uint64) {
-	n.delivered(ep, urls, gens)
 }
 
 func pingURL(template, index string) string {

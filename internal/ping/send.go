@@ -127,7 +127,7 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 		// They can never be sent (a base_url changed since they were owed).
 		n.log.Warn("dropping URLs of another host than base_url's", zap.String("endpoint", ep.cfg.Name),
 			zap.Int("urls", len(off)), zap.String("example", off[0]), zap.String("host", n.host()))
-		n.dropped(ep, off, gens)
+		n.forget(ep, off, gens)
 	}
 	total := 0
 	for _, batch := range batches(on) {
@@ -146,13 +146,13 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 		})
 		switch o, why := indexNowOutcome(status, err); o {
 		case sent:
-			n.delivered(ep, batch, gens)
+			n.forget(ep, batch, gens)
 			total += len(batch)
 			n.log.Info("submitted to IndexNow", zap.String("endpoint", ep.cfg.Name), zap.Int("urls", len(batch)), zap.Int("status", status))
 		case drop:
 			n.log.Error("IndexNow refused a batch; it is dropped: "+why, zap.String("endpoint", ep.cfg.Name),
 				zap.Int("status", status), zap.Int("urls", len(batch)), zap.ByteString("body", truncate(resp)))
-			n.dropped(ep, batch, gens)
+			n.forget(ep, batch, gens)
 		default:
 			if status != 0 {
 				n.log.Error("IndexNow did not take the URLs; they stay owed: "+why, zap.String("endpoint", ep.cfg.Name),
@@ -200,7 +200,7 @@ func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, ge
 		case err != nil:
 			return total, fmt.Errorf("endpoint %s: %w", ep.cfg.Name, err)
 		case status >= 200 && status < 300:
-			n.delivered(ep, []string{index}, gens)
+			n.forget(ep, []string{index}, gens)
 			total++
 			n.log.Info("pinged", zap.String("endpoint", ep.cfg.Name), zap.String("sitemap", index), zap.Int("status", status))
 		case status == http.StatusNotFound || status == http.StatusGone:
