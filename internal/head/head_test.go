@@ -1,0 +1,145 @@
+package head
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// page is the URL every test page is read at.
+var page, _ = url.Parse("https://example.com/dir/page.html")
+
+// format writes an Info one fact a line, for golden files.
+func format(info Info) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "noindex: %v\n", info.NoIndex)
+	for _, c := range info.Canonicals {
+		fmt.Fprintf(&b, "canonical: %s\n", c)
+	}
+	for _, a := range info.Alternates {
+		fmt.Fprintf(&b, "alternate: %s %s\n", a.Lang, a.Href)
+	}
+	fmt.Fprintf(&b, "truncated: %v\n", info.Truncated)
+	for _, p := range info.Problems {
+		fmt.Fprintf(&b, "problem: %s\n", p)
+	}
+	return b.String()
+}
+
+// longHead is a head whose inline style pushes a robots meta tag and a
+// canonical link 100 KB in, past Limit: they are not read, and the result
+// says the head was cut.
+func longHead() []byte {
+	var b bytes.Buffer
+	b.WriteString(`<!doctype html><html><head><title>long</title><meta name="robots" content="nofollow"><style>`)
+	for b.Len() < 100<<10 {
+		b.WriteString(".c{color:#123456}\n")
+	}
+	b.WriteString(`</style><meta name="robots" content="noindex"><link rel="canonical" href="/elsewhere"></head>`)
+	return b.Bytes()
+}
+
+// TestGolden reads each page in testdata and compares what it found with
+// the page's .golden file (go test -update rewrites them).
+func TestGolden(t *testing.T) {
+	pages, _ := filepath.Glob("testdata/*.html")
+	if len(pages) == 0 {
+		t.Fatal("no test pages")
+	}
+	cases := map[string][]byte{"long-head": longHead()}
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases[strings.TrimSuffix(filepath.Base(p), ".html")] = b
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			info, err := Read(bytes.NewReader(src), page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := format(info)
+			// The tokenizer reads its input in pieces: the outcome must
+			// not depend on where they end.
+			slow, err := Read(iotest.OneByteReader(bytes.NewReader(src)), page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := format(slow); s != got {
+				t.Errorf("read a byte at a time:\n%s\nread whole:\n%s", s, got)
+			}
+			golden := filepath.Join("testdata", name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test -update writes it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("got:\n%s\nwant (%s):\n%s", got, golden, want)
+			}
+		})
+	}
+}
+
+// TestReadsOnlyTheHead checks that a page is read no further than its
+// head, and never past Limit, whatever its size.
+func TestReadsOnlyTheHead(t *testing.T) {
+	body := strings.Repeat("<p>paragraph</p>\n", 100_000) // 1.7 MB
+	for _, tc := range []struct {
+		name string
+		page string
+		max  int64
+	}{
+		{"head ends", `<html><head><title>t</title></head><body>` + body, 4096},
+		{"body starts", `<title>t</title><p>` + body, 4096},
+		{"no end in sight", `<head><script>` + body, Limit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &countReader{r: strings.NewReader(tc.page)}
+			if _, err := Read(r, page); err != nil {
+				t.Fatal(err)
+			}
+			if r.n > tc.max {
+				t.Errorf("read %d bytes of a %d-byte page; want at most %d", r.n, len(tc.page), tc.max)
+			}
+		})
+	}
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// TestReadError passes on an error from the reader: a page that could not
+// be read is not a page without a noindex.
+func TestReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	_, err := Read(io.MultiReader(strings.NewReader("<head><title>"), iotest.ErrReader(boom)), page)
+	if !errors.Is(err, boom) {
+		t.Fatalf("got %v, want %v", err, boom)
+	}
+}
