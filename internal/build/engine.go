@@ -237,7 +237,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.record = e.mem != nil
+	w.record, w.quiet = e.mem != nil, true
 	stopProgress := e.reportProgress(w)
 	go func() {
 		w.walk("", &Group{Dir: ""})
@@ -259,6 +259,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		}
 	}
 	stopProgress()
+	e.headSummary(w)
 	if err := ctx.Err(); err != nil {
 		batch.Abort()
 		clear(e.staged)

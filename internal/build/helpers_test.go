@@ -64,6 +64,14 @@ func materialize(t testing.TB, manifest, root string) {
 				}
 			}
 			mustWrite(t, filepath.Join(root, args[0]), mt)
+		case "c": // c "path" "content" [mtime]: a page with this content
+			mt := defaultMTime
+			if len(args) > 2 {
+				if mt, err = time.Parse(time.RFC3339, args[2]); err != nil {
+					t.Fatalf("%s:%d: %v", manifest, n, err)
+				}
+			}
+			writeFile(t, filepath.Join(root, args[0]), args[1], mt)
 		case "d":
 			if err := os.MkdirAll(filepath.Join(root, args[0]), 0o755); err != nil {
 				t.Fatal(err)
@@ -111,10 +119,16 @@ func quotedArgs(s string) ([]string, error) {
 
 func mustWrite(t testing.TB, p string, mt time.Time) {
 	t.Helper()
+	writeFile(t, p, "<!doctype html><title>x</title>\n", mt)
+}
+
+// writeFile writes a file, making its directory, and sets its mtime.
+func writeFile(t testing.TB, p, content string, mt time.Time) {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte("<!doctype html><title>x</title>\n"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(p, mt, mt); err != nil {

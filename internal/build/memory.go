@@ -16,45 +16,112 @@ import (
 // names and mtimes packed together (some 25 bytes a page where a URL would
 // take over 100: the daemon holds one listing per directory of the site),
 // and its real subdirectories. URLs are computed from it when its group is
-// encoded.
+// encoded. With head reading on it also keeps each page's size, whether its
+// head keeps it out (a hidden page is remembered, not listed, so that its
+// head is not read again until the file changes) and its alternates.
 type listing struct {
-	names   string  // page base names, each followed by a NUL (never in a name)
-	mtimes  []int64 // Unix nanoseconds, one per name
+	names   string   // page base names, each followed by a NUL (never in a name)
+	mtimes  []int64  // Unix nanoseconds, one per name
+	sizes   []int64  // file sizes, one per name; nil without head reading
+	hidden  []bool   // nil when no page is hidden
+	alts    []string // packed alternates (pageHead.alts); nil when no page has any
 	subdirs []string
 	id      dirID // the directory itself: a new one at the same path is another
 }
 
-func newListing(names []string, mtimes []int64, subdirs []string, id dirID) *listing {
+// pageEntry is one page found by a read.
+type pageEntry struct {
+	name  string
+	url   sitemap.URL // filled by a walk, not when kept from memory
+	mtime int64       // Unix nanoseconds
+	size  int64
+	head  pageHead
+}
+
+// newListing packs the pages of a directory. Sizes are kept when heads are
+// read, to tell a changed file.
+func newListing(pages []pageEntry, keepSizes bool, subdirs []string, id dirID) *listing {
 	n := 0
-	for _, name := range names {
-		n += len(name) + 1
+	for i := range pages {
+		n += len(pages[i].name) + 1
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for _, name := range names {
-		b.WriteString(name)
+	// Exact sizes: a daemon keeps a listing per directory for as long as
+	// it runs.
+	l := &listing{id: id}
+	if len(pages) > 0 {
+		l.mtimes = make([]int64, len(pages))
+		if keepSizes {
+			l.sizes = make([]int64, len(pages))
+		}
+	}
+	for i := range pages {
+		p := &pages[i]
+		b.WriteString(p.name)
 		b.WriteByte(0)
+		l.mtimes[i] = p.mtime
+		if keepSizes {
+			l.sizes[i] = p.size
+		}
+		if p.head.hidden {
+			if l.hidden == nil {
+				l.hidden = make([]bool, len(pages))
+			}
+			l.hidden[i] = true
+		}
+		if p.head.alts != "" {
+			if l.alts == nil {
+				l.alts = make([]string, len(pages))
+			}
+			l.alts[i] = p.head.alts
+		}
 	}
-	// Exact copies: the slices grew by appending, and a daemon keeps a
-	// listing per directory for as long as it runs.
-	l := &listing{names: b.String(), id: id}
-	if len(mtimes) > 0 {
-		l.mtimes = append(make([]int64, 0, len(mtimes)), mtimes...)
-	}
+	l.names = b.String()
 	if len(subdirs) > 0 {
 		l.subdirs = append(make([]string, 0, len(subdirs)), subdirs...)
 	}
 	return l
 }
 
-// each calls f for every page of the listing.
-func (l *listing) each(f func(name string, mtime int64)) {
+// all calls f for every page of the listing, hidden or not.
+func (l *listing) all(f func(i int, name string)) {
 	rest := l.names
-	for _, mt := range l.mtimes {
-		i := strings.IndexByte(rest, 0)
-		f(rest[:i], mt)
-		rest = rest[i+1:]
+	for i := range l.mtimes {
+		j := strings.IndexByte(rest, 0)
+		f(i, rest[:j])
+		rest = rest[j+1:]
 	}
+}
+
+// each calls f for every listed (not hidden) page of the listing.
+func (l *listing) each(f func(i int, name string, mtime int64)) {
+	l.all(func(i int, name string) {
+		if l.hidden == nil || !l.hidden[i] {
+			f(i, name, l.mtimes[i])
+		}
+	})
+}
+
+// head returns what the head of page i said.
+func (l *listing) head(i int) pageHead {
+	var h pageHead
+	if l.hidden != nil {
+		h.hidden = l.hidden[i]
+	}
+	if l.alts != nil {
+		h.alts = l.alts[i]
+	}
+	return h
+}
+
+// entry returns page i as a pageEntry (without its URL).
+func (l *listing) entry(i int, name string) pageEntry {
+	p := pageEntry{name: name, mtime: l.mtimes[i], size: unread, head: l.head(i)}
+	if l.sizes != nil {
+		p.size = l.sizes[i]
+	}
+	return p
 }
 
 // memory is the engine's picture of the tree as last published, in daemon
@@ -181,7 +248,13 @@ func (e *Engine) urls(dirs map[string]*listing, now time.Time) []sitemap.URL {
 	}
 	out := make([]sitemap.URL, 0, n)
 	for d, l := range dirs {
-		l.each(func(name string, mtime int64) { out = append(out, e.urlOf(d, name, mtime, now)) })
+		l.each(func(i int, name string, mtime int64) {
+			u := e.urlOf(d, name, mtime, now)
+			if l.alts != nil {
+				u.Alternates = alternates(l.alts[i])
+			}
+			out = append(out, u)
+		})
 	}
 	return out
 }
@@ -208,9 +281,9 @@ func (e *Engine) listingChanges(old, cur map[string]*listing, now time.Time) Cha
 			continue
 		}
 		before := map[string]int64{}
-		ol.each(func(name string, mt int64) { before[name] = mt })
+		ol.each(func(_ int, name string, mt int64) { before[name] = mt })
 		if cl != nil {
-			cl.each(func(name string, mt int64) {
+			cl.each(func(_ int, name string, mt int64) {
 				prev, ok := before[name]
 				switch {
 				case !ok:
@@ -227,7 +300,7 @@ func (e *Engine) listingChanges(old, cur map[string]*listing, now time.Time) Cha
 	}
 	for d, cl := range cur {
 		if _, ok := old[d]; !ok {
-			cl.each(func(name string, mt int64) { c.Added = append(c.Added, e.urlOf(d, name, mt, now).Loc) })
+			cl.each(func(_ int, name string, mt int64) { c.Added = append(c.Added, e.urlOf(d, name, mt, now).Loc) })
 		}
 	}
 	slices.Sort(c.Added)
@@ -367,13 +440,13 @@ func (e *Engine) refreshNames(w *walker, scan *Group, dir string, names []string
 	for _, f := range entries {
 		named[f.name] = true
 	}
-	var pageNames []string
-	var mtimes []int64
-	old.each(func(name string, mt int64) {
+	var pages []pageEntry
+	old.all(func(i int, name string) {
 		if !named[name] {
-			pageNames, mtimes = append(pageNames, name), append(mtimes, mt)
+			pages = append(pages, old.entry(i, name))
 		}
 	})
+	cache := &headCache{l: old}
 	subdirs := slices.Clone(old.subdirs)
 	var walkNew []string
 	for _, f := range entries {
@@ -398,16 +471,15 @@ func (e *Engine) refreshNames(w *walker, scan *Group, dir string, names []string
 		// Gone, or not a directory: nothing remembered below this name holds.
 		scan.gone = append(scan.gone, rel)
 		if f.st != nil && f.st.Mode&unix.S_IFMT == unix.S_IFREG && !e.filter.ignored(f.name) && e.filter.isPage(f.name) {
-			mtime := time.Unix(f.st.Mtim.Unix())
-			if _, ok := w.page(dir, f.name, rel, mtime); ok {
-				pageNames, mtimes = append(pageNames, f.name), append(mtimes, mtime.UnixNano())
+			if p, ok := w.page(dir, f.name, rel, time.Unix(f.st.Mtim.Unix()), f.st.Size, cache); ok {
+				pages = append(pages, p)
 			}
 		}
 	}
 	if scan.listings == nil {
 		scan.listings = map[string]*listing{}
 	}
-	scan.listings[dir] = newListing(pageNames, mtimes, subdirs, old.id)
+	scan.listings[dir] = newListing(pages, e.readsHeads(), subdirs, old.id)
 	for _, d := range walkNew {
 		w.walk(d, scan)
 	}

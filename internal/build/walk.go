@@ -82,6 +82,11 @@ type walker struct {
 	// refresh of one directory).
 	known func(rel string) bool
 	files atomic.Int64 // entries seen, for progress reports
+	// hidden counts pages left out by their heads, truncated heads cut at
+	// head.Limit; quiet holds back a warning per truncated head for one
+	// summary (a full build).
+	hidden, truncated atomic.Int64
+	quiet             bool
 }
 
 func (e *Engine) newWalker(ctx context.Context, done func(*Group)) (*walker, error) {
@@ -188,10 +193,13 @@ func (w *walker) visit(v *visit) {
 	dfd := int(d.Fd())
 
 	f := w.e.filter
-	var urls []sitemap.URL
+	var pages []pageEntry
 	var subdirs []string // real subdirectories listed (record mode)
-	var names []string   // base names of the pages in urls (record mode)
-	var mtimes []int64   // and their mtimes
+	var cache *headCache
+	if w.e.mem != nil && !v.viaLink {
+		// Heads read before, of files unchanged since, are not read again.
+		cache = &headCache{l: w.e.mem.dirs[v.rel]}
+	}
 	// index.html and index.htm would both be "dir/": keep the one listed
 	// first in pages.index_files.
 	indexRank, indexAt, indexName := -1, -1, ""
@@ -204,6 +212,7 @@ func (w *walker) visit(v *visit) {
 		typ := ent.Type()
 		rel := joinRel(v.rel, name)
 		var mtime time.Time
+		var size int64
 		switch {
 		case typ.IsDir():
 			if !f.excluded("/" + rel) {
@@ -224,7 +233,7 @@ func (w *walker) visit(v *visit) {
 				}
 				continue
 			}
-			mtime = time.Unix(st.Mtim.Unix())
+			mtime, size = time.Unix(st.Mtim.Unix()), st.Size
 		case typ&fs.ModeSymlink != 0:
 			if !cfg.Pages.FollowSymlinks {
 				continue
@@ -251,43 +260,43 @@ func (w *walker) visit(v *visit) {
 			if !st.Mode().IsRegular() || !f.isPage(name) {
 				continue
 			}
-			mtime = st.ModTime()
+			mtime, size = st.ModTime(), st.Size()
 		default:
 			continue // sockets, devices, fifos
 		}
-		u, ok := w.page(v.rel, name, rel, mtime)
+		p, ok := w.page(v.rel, name, rel, mtime, size, cache)
 		if !ok {
 			continue
 		}
 		if rank, isIndex := w.e.mapper.indexFiles[name]; isIndex {
 			if indexAt >= 0 {
+				// The server serves the first index file, listed or
+				// hidden by its head.
 				loser := name
 				if rank < indexRank {
 					loser = indexName
-					urls[indexAt], indexRank, indexName = u, rank, name
-					if w.record {
-						names[indexAt], mtimes[indexAt] = name, mtime.UnixNano()
-					}
+					pages[indexAt], indexRank, indexName = p, rank, name
 				}
 				w.e.log.Warn("not listed: another index file of the same directory has the same URL",
 					zap.String("path", w.abs(joinRel(v.rel, loser))))
 				continue
 			}
-			indexRank, indexAt, indexName = rank, len(urls), name
+			indexRank, indexAt, indexName = rank, len(pages), name
 		}
-		urls = append(urls, u)
-		if w.record {
-			names, mtimes = append(names, name), append(mtimes, mtime.UnixNano())
-		}
+		pages = append(pages, p)
 	}
 	g := v.group
 	g.mu.Lock()
-	g.URLs = append(g.URLs, urls...)
+	for i := range pages {
+		if !pages[i].head.hidden {
+			g.URLs = append(g.URLs, pages[i].url)
+		}
+	}
 	if w.record && !v.viaLink {
 		if g.listings == nil {
 			g.listings = map[string]*listing{}
 		}
-		g.listings[v.rel] = newListing(names, mtimes, subdirs, v.id)
+		g.listings[v.rel] = newListing(pages, w.e.readsHeads(), subdirs, v.id)
 	}
 	g.mu.Unlock()
 }
@@ -354,22 +363,24 @@ func (w *walker) followLink(rel string) (st fs.FileInfo, target string, ok bool)
 	return st, strings.TrimPrefix(strings.TrimPrefix(real, w.realRoot), "/"), true
 }
 
-// page maps one page file to its URL entry, applying excludes, rules and
-// the protocol's limits.
-func (w *walker) page(relDir, name, rel string, mtime time.Time) (sitemap.URL, bool) {
+// page maps one page file to its entry, applying excludes, rules, the
+// protocol's limits and what the page's head says. ok is false for a file
+// that is neither listed nor remembered; an entry whose head keeps it out
+// is remembered but not listed (head.hidden).
+func (w *walker) page(relDir, name, rel string, mtime time.Time, size int64, cache *headCache) (p pageEntry, ok bool) {
 	e := w.e
 	up := e.mapper.urlPath(relDir, name)
 	if e.filter.excluded("/"+rel) || e.filter.excluded(up) {
-		return sitemap.URL{}, false
+		return pageEntry{}, false
 	}
 	loc := e.mapper.loc(up)
 	if !e.allowed(loc) {
-		return sitemap.URL{}, false // robots.txt keeps crawlers out
+		return pageEntry{}, false // robots.txt keeps crawlers out
 	}
 	if len(loc) > sitemap.MaxLocLen {
 		e.log.Warn("not listed: URL longer than the protocol allows",
 			zap.String("path", w.abs(rel)), zap.Int("length", len(loc)), zap.Int("max", sitemap.MaxLocLen))
-		return sitemap.URL{}, false
+		return pageEntry{}, false
 	}
 	u := sitemap.URL{Loc: loc, LastMod: mtime.Truncate(time.Second)}
 	if mtime.After(w.now) {
@@ -380,5 +391,12 @@ func (w *walker) page(relDir, name, rel string, mtime time.Time) (sitemap.URL, b
 	if r := matchRule(e.rules, up); r != nil {
 		u.ChangeFreq, u.Priority = r.changefreq, r.priority
 	}
-	return u, true
+	p = pageEntry{name: name, url: u, mtime: mtime.UnixNano(), size: size}
+	if e.readsHeads() && isHTML(name) {
+		if gone := w.head(&p, rel, cache); gone {
+			return pageEntry{}, false
+		}
+		p.url.Alternates = alternates(p.head.alts)
+	}
+	return p, true
 }

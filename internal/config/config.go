@@ -75,9 +75,18 @@ type Pages struct {
 	// RobotsTxt leaves out pages that the docroot's robots.txt disallows
 	// for RobotsAgent (only when base_url is a host root, where crawlers
 	// read robots.txt).
-	RobotsTxt   bool     `yaml:"robots_txt"`
-	RobotsAgent string   `yaml:"robots_agent"`
-	Exclude     []string `yaml:"exclude"`
+	RobotsTxt   bool   `yaml:"robots_txt"`
+	RobotsAgent string `yaml:"robots_agent"`
+	// What an HTML page's head says (.html, .htm and .xhtml files, read up
+	// to the end of the head, and in the daemon again only when the file's
+	// mtime or size changes). NoIndex leaves out pages whose robots or
+	// googlebot meta tag says noindex or none; Canonical, pages whose
+	// rel=canonical link names another URL; Hreflang lists each page's
+	// hreflang alternates as xhtml:link entries.
+	NoIndex   bool     `yaml:"noindex"`
+	Canonical bool     `yaml:"canonical"`
+	Hreflang  bool     `yaml:"hreflang"`
+	Exclude   []string `yaml:"exclude"`
 	// IgnoreNames are base-name globs for editor, backup and temporary files
 	// that are never pages. The default list covers vim, emacs, rsync, sed -i
 	// and browser downloads; setting the key replaces it.
@@ -141,6 +150,9 @@ func Default() Config {
 			FollowSymlinks: true,
 			RobotsTxt:      true,
 			RobotsAgent:    "*",
+			NoIndex:        true,
+			Canonical:      true,
+			Hreflang:       true,
 			IgnoreNames:    DefaultIgnoreNames(),
 		},
 		Watch: Watch{

@@ -44,6 +44,7 @@ func TestFullConfig(t *testing.T) {
 	}
 	if c.Depth != 2 || !c.Gzip || c.Mode != 0o640 || c.Watch.Settle != time.Second || c.Watch.Rescan != 0 ||
 		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 ||
+		c.Pages.NoIndex || c.Pages.Canonical || c.Pages.Hreflang ||
 		c.Notify.Timeout != 3*time.Second || c.Notify.Attempts != 2 || c.Notify.MaxBackoff != time.Minute ||
 		c.Stylesheet != "builtin" {
 		t.Errorf("decoded %+v", c)
@@ -60,7 +61,8 @@ func TestDefaults(t *testing.T) {
 	}
 	d := Default()
 	if c.Depth != d.Depth || c.SitemapName != "sitemap.xml" || c.IndexName != "sitemap_index.xml" || c.Mode != 0o644 ||
-		len(c.Pages.Extensions) != 3 || c.Watch.MaxDelay != 5*time.Second || c.Notify.Schedule != "*/10 * * * *" || c.OutputDir != "" {
+		len(c.Pages.Extensions) != 3 || c.Watch.MaxDelay != 5*time.Second || c.Notify.Schedule != "*/10 * * * *" || c.OutputDir != "" ||
+		!c.Pages.NoIndex || !c.Pages.Canonical || !c.Pages.Hreflang {
 		t.Errorf("defaults not applied: %+v", c)
 	}
 }

@@ -162,6 +162,9 @@ func TestEncodeValidatesAgainstXSD(t *testing.T) {
 		{Loc: "https://example.com/", LastMod: time.Unix(1700000000, 0), ChangeFreq: "always", Priority: "0.0"},
 		{Loc: "https://example.com/%E6%97%A5.html", Priority: "1.0"},
 		{Loc: "https://example.com/a&b'c(d)*.html", ChangeFreq: "never"},
+		{Loc: "https://example.com/en/", Alternates: []Alternate{
+			{Lang: "de-DE", Href: "https://example.de/?a=1&b=2"}, {Lang: "x-default", Href: "https://example.com/"},
+		}},
 	}
 	parts := collect(t, urls)
 	p := filepath.Join(t.TempDir(), "sitemap.xml")
@@ -169,6 +172,28 @@ func TestEncodeValidatesAgainstXSD(t *testing.T) {
 		t.Fatal(err)
 	}
 	xsdtest.Validate(t, p)
+}
+
+// TestAlternates checks the xhtml:link entries and that the xhtml namespace
+// is declared only in sitemaps that use it.
+func TestAlternates(t *testing.T) {
+	plain := collect(t, []URL{{Loc: "https://example.com/a.html"}})[0]
+	if bytes.Contains(plain, []byte("xhtml")) {
+		t.Errorf("a sitemap without alternates mentions xhtml:\n%s", plain)
+	}
+	doc := collect(t, []URL{
+		{Loc: "https://example.com/a.html"},
+		{Loc: "https://example.com/en/", Priority: "0.5", Alternates: []Alternate{{Lang: "fr", Href: "https://example.com/fr/?x=1&y='2'"}}},
+	})[0]
+	for _, want := range []string{
+		`<urlset xmlns="` + Namespace + `" xmlns:xhtml="` + XHTMLNamespace + `">`,
+		"<url><loc>https://example.com/en/</loc><priority>0.5</priority>" +
+			`<xhtml:link rel="alternate" hreflang="fr" href="https://example.com/fr/?x=1&amp;y=&apos;2&apos;"/></url>` + "\n",
+	} {
+		if !bytes.Contains(doc, []byte(want)) {
+			t.Errorf("missing %s in\n%s", want, doc)
+		}
+	}
 }
 
 func TestEncodeIndex(t *testing.T) {

@@ -1,5 +1,6 @@
 // Package xsdtest validates sitemaps in tests with xmllint against the
-// official sitemaps.org sitemap.xsd.
+// official sitemaps.org sitemap.xsd, with the XHTML link element that
+// hreflang alternates use (xhtml-link.xsd, next to this file) declared.
 //
 // The schema is not committed: it is fetched once by package name from the
 // npm registry ("npm pack sitemap", which ships schema/sitemap.xsd) into
@@ -11,7 +12,10 @@ package xsdtest
 import (
 	"archive/tar"
 	"compress/gzip"
+	_ "embed"
+	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,10 +56,28 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// Schema returns the path of sitemap.xsd, fetching it on first use.
+//go:embed xhtml-link.xsd
+var xhtmlLink []byte
+
+// wrapper imports both schemas, as the "sitemap" npm package's all.xsd
+// does for its extensions.
+const wrapper = `<?xml version="1.0" encoding="UTF-8"?>
+<schema elementFormDefault="qualified" xmlns="http://www.w3.org/2001/XMLSchema">
+  <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="%s"/>
+  <import namespace="http://www.w3.org/1999/xhtml" schemaLocation="xhtml-link.xsd"/>
+</schema>
+`
+
+// Schema returns the path of a schema for sitemaps (sitemap.xsd and the
+// xhtml link element), fetching sitemap.xsd on first use.
 func Schema(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { xsdPath, xsdErr = fetch() })
+	once.Do(func() {
+		var sitemapXSD string
+		if sitemapXSD, xsdErr = fetch(); xsdErr == "" {
+			xsdPath, xsdErr = writeWrapper(sitemapXSD)
+		}
+	})
 	if xsdErr != "" {
 		unavailable(t, xsdErr)
 	}
@@ -107,6 +129,44 @@ func fetch() (string, string) {
 	return want, ""
 }
 
+// writeWrapper writes the wrapper schema and xhtml-link.xsd into one
+// directory per user under the system's temp directory, always with the
+// same names and bytes, each by rename so that concurrent test binaries
+// never read a half-written file.
+func writeWrapper(sitemapXSD string) (string, string) {
+	abs, err := filepath.Abs(sitemapXSD)
+	if err != nil {
+		return "", err.Error()
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("sitemapd-xsd-%d", os.Getuid()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err.Error()
+	}
+	all := filepath.Join(dir, "all.xsd")
+	files := map[string][]byte{
+		"xhtml-link.xsd": xhtmlLink,
+		"all.xsd":        fmt.Appendf(nil, wrapper, (&url.URL{Scheme: "file", Path: abs}).String()),
+	}
+	for name, b := range files {
+		tmp, err := os.CreateTemp(dir, name+".*")
+		if err != nil {
+			return "", err.Error()
+		}
+		_, err = tmp.Write(b)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return "", err.Error()
+		}
+	}
+	return all, ""
+}
+
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
@@ -134,7 +194,7 @@ func extract(tgz, name string) ([]byte, error) {
 	}
 }
 
-// Validate runs xmllint --schema sitemap.xsd over the given sitemap files
+// Validate runs xmllint --schema over the given sitemap files
 // (plain or gzip) and fails the test with xmllint's output if any is invalid.
 func Validate(t testing.TB, files ...string) {
 	t.Helper()

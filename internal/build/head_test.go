@@ -1,0 +1,115 @@
+package build
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const headsCase = "testdata/golden/heads"
+
+// listedLocs returns the <loc>s of a sitemap file, and whether it has
+// alternates.
+func listedLocs(t *testing.T, p string) (locs []string, alternates bool) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if loc, ok := between([]byte(line), "<loc>", "</loc>"); ok {
+			locs = append(locs, strings.TrimPrefix(string(loc), "https://example.com/"))
+		}
+	}
+	return locs, strings.Contains(string(b), "<xhtml:link")
+}
+
+// TestHeadRulesOff turns each head rule off in turn over the golden heads
+// tree (whose output with all of them on is in its want/): the pages that
+// rule kept out come back, and nothing else changes.
+func TestHeadRulesOff(t *testing.T) {
+	for _, tc := range []struct {
+		pages      string
+		back       []string // root pages listed that the golden output leaves out
+		alternates bool
+	}{
+		{"{noindex: false}", []string{"noindex.html", "none.html"}, true},
+		{"{canonical: false}", []string{"copy.html", "scheme.html"}, true},
+		{"{hreflang: false}", nil, false},
+		{"{noindex: false, canonical: false, hreflang: false}", []string{"copy.html", "noindex.html", "none.html", "scheme.html"}, false},
+	} {
+		t.Run(tc.pages, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "root")
+			materialize(t, filepath.Join(headsCase, "tree.txt"), root)
+			cfg := loadConfig(t, filepath.Join(headsCase, "config.yaml"), root, "pages: "+tc.pages+"\n")
+			e, _ := newEngine(t, cfg)
+			mustBuild(t, e)
+			want, _ := listedLocs(t, filepath.Join(headsCase, "want", "sitemap.xml"))
+			want = append(want, tc.back...)
+			slices.Sort(want)
+			got, alts := listedLocs(t, filepath.Join(root, "sitemap.xml"))
+			if !slices.Equal(got, want) {
+				t.Errorf("listed %q\nwant %q", got, want)
+			}
+			if alts != tc.alternates {
+				t.Errorf("alternates written: %v, want %v", alts, tc.alternates)
+			}
+		})
+	}
+}
+
+// TestHeadReadOnlyWhenChanged checks that the daemon reads a page's head
+// again only when the file's mtime or size changed: a rewrite that keeps
+// both is not seen (that is the price of not reading every head on every
+// change), one that changes either is.
+func TestHeadReadOnlyWhenChanged(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	page := filepath.Join(root, "d", "p.html")
+	listed := `<meta name=robots content="nofollow">`
+	hidden := `<meta name=robots content="noindex,">` // the same length
+	writeFile(t, page, listed, defaultMTime)
+	mustWrite(t, filepath.Join(root, "d", "other.html"), defaultMTime)
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	const loc = "https://example.com/d/p.html"
+	isListed := func() bool {
+		locs, _ := listedLocs(t, filepath.Join(root, "d", "sitemap.xml"))
+		return slices.Contains(locs, "d/p.html")
+	}
+	update := func() *Report {
+		t.Helper()
+		rep, err := e.Update(context.Background(), []string{"d"}, map[string][]string{"d": {"p.html"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if !isListed() {
+		t.Fatal("page not listed at first")
+	}
+
+	writeFile(t, page, hidden, defaultMTime)
+	update()
+	mustBuild(t, e) // a full build trusts what it remembers too
+	if !isListed() {
+		t.Error("head read again though mtime and size are unchanged")
+	}
+
+	mt := defaultMTime.Add(time.Minute)
+	if err := os.Chtimes(page, mt, mt); err != nil {
+		t.Fatal(err)
+	}
+	if rep := update(); isListed() || !slices.Equal(rep.Changes.Removed, []string{loc}) {
+		t.Errorf("after a new mtime: listed %v, changes %+v; want the page removed", isListed(), rep.Changes)
+	}
+
+	writeFile(t, page, listed+" ", mt) // another size, the same mtime
+	if rep := update(); !isListed() || !slices.Equal(rep.Changes.Added, []string{loc}) {
+		t.Errorf("after a new size: listed %v, changes %+v; want the page added", isListed(), rep.Changes)
+	}
+}
