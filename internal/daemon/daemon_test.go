@@ -389,7 +389,7 @@ func (m *model) step(i int) {
 		}
 		return
 	}
-	switch op := r.IntN(13); op {
+	switch op := r.IntN(14); op {
 	case 0, 1: // create
 		f := filepath.Join(m.dir(), m.name())
 		logf("create %s", f)
@@ -467,6 +467,21 @@ func (m *model) step(i int) {
 		d := m.dir()
 		logf("robots.txt: Disallow /%s/", d)
 		os.WriteFile(h.path("robots.txt"), []byte("User-agent: *\nDisallow: /"+(&url.URL{Path: d}).EscapedPath()+"/\n"), 0o644)
+	case 13: // a new head: what it says decides whether and how the page is listed
+		if f := m.existing(false); f != "" {
+			heads := []string{
+				`<meta name="robots" content="noindex">`,
+				`<link rel="canonical" href="/elsewhere.html">`,
+				`<link rel="canonical" href="` + filepath.Base(f) + `">`, // itself
+				`<link rel="alternate" hreflang="de" href="/de/` + filepath.Base(f) + `"><link rel="alternate" hreflang="x-default" href="/">`,
+				`<title>plain</title>`,
+			}
+			head := heads[r.IntN(len(heads))]
+			logf("write %s: %s", f, head)
+			if err := os.WriteFile(h.path(f), []byte("<!doctype html><head>"+head+"</head>"), 0o644); err != nil {
+				h.t.Fatal(err)
+			}
+		}
 	case 11: // chmod: an event (IN_ATTRIB) that changes no sitemap
 		dir := r.IntN(2) == 0
 		if f := m.existing(dir); f != "" {
