@@ -1,26 +1,35 @@
 // Command gentree writes a synthetic document root for benchmarks: a
 // deterministic tree (same -seed, same tree) of pages and assets up to five
 // levels deep, with odd names and one directory of about 30,000 files.
+//
+// With -pages real, each HTML page is a page as site generators write them
+// (a head of some 2.5 KB: metas, stylesheets, an inline style, a canonical
+// link to itself and hreflang alternates; then 4 KB of body), and some are
+// left out by their heads: 2% say noindex, 3% name another canonical.
+// Otherwise every file is one line.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
 func main() {
 	files := flag.Int("files", 100_000, "number of files")
 	seed := flag.Uint64("seed", 1, "random seed")
+	pages := flag.String("pages", "tiny", "page content: tiny (one line) or real (a real head and body)")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: gentree [-files N] [-seed S] DIR")
+	if flag.NArg() != 1 || (*pages != "tiny" && *pages != "real") {
+		fmt.Fprintln(os.Stderr, "usage: gentree [-files N] [-seed S] [-pages tiny|real] DIR")
 		os.Exit(2)
 	}
-	if err := generate(flag.Arg(0), *files, *seed); err != nil {
+	if err := generate(flag.Arg(0), *files, *seed, *pages == "real"); err != nil {
 		fmt.Fprintln(os.Stderr, "gentree:", err)
 		os.Exit(1)
 	}
@@ -31,7 +40,7 @@ var (
 	words = []string{"news", "blog", "docs", "about", "product", "guide", "archive", "team", "café", "a b", "x&y", "日本", "q?#", "100%"}
 )
 
-func generate(root string, n int, seed uint64) error {
+func generate(root string, n int, seed uint64, real bool) error {
 	r := rand.New(rand.NewPCG(seed, seed))
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	big := filepath.Join(root, "bulk", "items")
@@ -58,7 +67,11 @@ func generate(root string, n int, seed uint64) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, []byte("<!doctype html><title>x</title>\n"), 0o644); err != nil {
+		content := "<!doctype html><title>x</title>\n"
+		if real && strings.HasPrefix(filepath.Ext(name), ".htm") {
+			content = page(name, r.IntN(100))
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			return err
 		}
 		mt := base.Add(time.Duration(r.IntN(300*24*3600)) * time.Second)
@@ -67,4 +80,52 @@ func generate(root string, n int, seed uint64) error {
 		}
 	}
 	return nil
+}
+
+// body is the same 4 KB of text in every page.
+var body = "<body><main>" + strings.Repeat("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.</p>\n", 48) + "</main></body></html>\n"
+
+// page is a generated page of the kind site generators write. roll (0-99)
+// picks the 2% that say noindex and the 3% whose canonical is another page.
+func page(name string, roll int) string {
+	self := url.PathEscape(name)
+	canonical := self
+	if roll >= 2 && roll < 5 {
+		canonical = "../other-" + self
+	}
+	robots := "index, follow"
+	if roll < 2 {
+		robots = "noindex, follow"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%s | Example</title>
+<meta name="description" content="A generated page for sitemapd's benchmarks, with a head as long as real ones.">
+<meta name="robots" content="%s">
+<meta property="og:title" content="%s">
+<meta property="og:type" content="article">
+<meta property="og:image" content="https://bench.example/static/og.png">
+<meta name="twitter:card" content="summary_large_image">
+<link rel="canonical" href="%s">
+<link rel="alternate" hreflang="en" href="%s">
+<link rel="alternate" hreflang="de" href="/de/%s">
+<link rel="alternate" hreflang="x-default" href="%s">
+<link rel="icon" href="/favicon.ico">
+<link rel="preload" href="/static/font.woff2" as="font" type="font/woff2" crossorigin>
+<link rel="stylesheet" href="/static/site.css">
+<link rel="alternate" type="application/rss+xml" title="Feed" href="/feed.xml">
+<script src="/static/site.js" defer></script>
+<!-- critical styles -->
+<style>
+`, name, robots, name, canonical, self, self, self)
+	for i := range 24 {
+		fmt.Fprintf(&b, ".c%d{margin:0 auto;padding:%dpx;color:#333;font:16px/1.5 system-ui,sans-serif}\n", i, i)
+	}
+	b.WriteString("</style>\n</head>\n")
+	b.WriteString(body)
+	return b.String()
 }

@@ -136,30 +136,29 @@ loop:
 				template++
 				continue
 			}
-			if !hasAttr {
+			if !hasAttr || (tag != "meta" && tag != "link" && tag != "base") {
 				continue
 			}
-			a := attrs(z)
+			a := readAttrs(z)
 			switch tag {
 			case "meta":
-				if slices.ContainsFunc(robotsNames, func(n string) bool { return strings.EqualFold(strings.Trim(a["name"], htmlSpace), n) }) {
-					info.NoIndex = info.NoIndex || noindex(a["content"])
+				if slices.ContainsFunc(robotsNames, func(n string) bool { return strings.EqualFold(strings.Trim(a.name, htmlSpace), n) }) {
+					info.NoIndex = info.NoIndex || noindex(a.content)
 				}
 			case "base":
-				if _, ok := a["href"]; ok && !hasBase {
-					base, hasBase = a["href"], true
+				if a.has&hasHref != 0 && !hasBase {
+					base, hasBase = a.href, true
 				}
 			case "link":
-				href, ok := a["href"]
-				if !ok {
+				if a.has&hasHref == 0 {
 					continue
 				}
-				rel := strings.Fields(strings.ToLower(a["rel"]))
+				rel := strings.Fields(strings.ToLower(a.rel))
 				if slices.Contains(rel, "canonical") {
-					canon = append(canon, href)
+					canon = append(canon, a.href)
 				}
-				if lang, ok := a["hreflang"]; ok && slices.Contains(rel, "alternate") {
-					alts = append(alts, Alternate{Lang: strings.Trim(lang, htmlSpace), Href: href})
+				if a.has&hasHreflang != 0 && slices.Contains(rel, "alternate") {
+					alts = append(alts, Alternate{Lang: strings.Trim(a.hreflang, htmlSpace), Href: a.href})
 				}
 			}
 		case html.EndTagToken:
@@ -214,20 +213,49 @@ loop:
 	return info, nil
 }
 
-// attrs returns a tag's attributes; the first of a repeated one wins, as
+// tagAttrs are the attributes of meta, link and base tags that matter.
+type tagAttrs struct {
+	name, content, rel, href, hreflang string
+	has                                uint8 // which were present
+}
+
+const (
+	hasName = 1 << iota
+	hasContent
+	hasRel
+	hasHref
+	hasHreflang
+)
+
+// readAttrs reads a tag's attributes; the first of a repeated one wins, as
 // in a browser. Keys come lower-cased from the tokenizer, values with
-// character references decoded.
-func attrs(z *html.Tokenizer) map[string]string {
-	a := map[string]string{}
-	for {
-		k, v, more := z.TagAttr()
-		if _, dup := a[string(k)]; !dup {
-			a[string(k)] = string(v)
+// character references decoded; only the values wanted are copied.
+func readAttrs(z *html.Tokenizer) tagAttrs {
+	var a tagAttrs
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		var dst *string
+		var bit uint8
+		switch string(k) {
+		case "name":
+			dst, bit = &a.name, hasName
+		case "content":
+			dst, bit = &a.content, hasContent
+		case "rel":
+			dst, bit = &a.rel, hasRel
+		case "href":
+			dst, bit = &a.href, hasHref
+		case "hreflang":
+			dst, bit = &a.hreflang, hasHreflang
+		default:
+			continue
 		}
-		if !more {
-			return a
+		if a.has&bit == 0 {
+			*dst, a.has = string(v), a.has|bit
 		}
 	}
+	return a
 }
 
 // noindex reads a robots meta content: comma-separated directives, any
