@@ -11,6 +11,9 @@ package config
 
 import (
 	"io/fs"
+	"path"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -50,6 +53,11 @@ type Config struct {
 	// ("/static/sitemap.xsl") or a URL on the same site; "" for none.
 	Stylesheet string `yaml:"stylesheet"`
 
+	// Formats are the sitemap formats written: "xml" always, and "txt" for
+	// a text sitemap (one URL a line) next to each XML one, named like it
+	// with .txt ("sitemap.txt", "sitemap-2.txt").
+	Formats []string `yaml:"formats"`
+
 	// RobotsTxt keeps one "Sitemap:" line per index file in the robots.txt
 	// at the root of the output, changing nothing else in it.
 	RobotsTxt bool `yaml:"robots_txt"`
@@ -64,6 +72,15 @@ type Config struct {
 	File string `yaml:"-"`
 	// Mode is FileMode parsed (not a YAML key).
 	Mode fs.FileMode `yaml:"-"`
+}
+
+// TextSitemaps reports whether text sitemaps are written.
+func (c *Config) TextSitemaps() bool { return slices.Contains(c.Formats, "txt") }
+
+// TextName is the file name of a group's text sitemap: SitemapName with
+// .txt for .xml. Its parts are named as PartName says.
+func (c *Config) TextName() string {
+	return strings.TrimSuffix(c.SitemapName, path.Ext(c.SitemapName)) + ".txt"
 }
 
 // Pages says which files are pages and how they map to URLs.
@@ -143,6 +160,7 @@ func Default() Config {
 		Depth:       1,
 		SitemapName: "sitemap.xml",
 		IndexName:   "sitemap_index.xml",
+		Formats:     []string{"xml"},
 		FileMode:    "0644",
 		Pages: Pages{
 			Extensions:     []string{".html", ".htm", ".pdf"},

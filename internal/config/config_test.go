@@ -46,7 +46,7 @@ func TestFullConfig(t *testing.T) {
 		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 ||
 		c.Pages.NoIndex || c.Pages.Canonical || c.Pages.Hreflang ||
 		c.Notify.Timeout != 3*time.Second || c.Notify.Attempts != 2 || c.Notify.MaxBackoff != time.Minute ||
-		c.Stylesheet != "builtin" {
+		c.Stylesheet != "builtin" || !c.TextSitemaps() || c.TextName() != "map.txt" {
 		t.Errorf("decoded %+v", c)
 	}
 }
@@ -78,6 +78,11 @@ func TestBadConfigs(t *testing.T) {
 		{"syntax.bad.yml", []string{"syntax.bad.yml:", "invalid YAML"}},
 		{"options.bad.yml", []string{`options.bad.yml:3: robots_txt: needs base_url at the root of its host`,
 			`options.bad.yml:4: stylesheet: "ftp://example.com/s.xsl" must be builtin, a path from the site root`}},
+		{"formats.bad.yml", []string{
+			`formats.bad.yml:4: formats: "html" is not a format: xml, txt`,
+			`formats.bad.yml:4: formats: must include xml`,
+			`formats.bad.yml:4: formats: text sitemaps would be named like robots.txt (from sitemap_name "robots.xml")`,
+		}},
 		{"values.bad.yml", []string{
 			"values.bad.yml:1: root: stat ",
 			"values.bad.yml:2: base_url: \"ftp://example.com/\" must start with http:// or https://",

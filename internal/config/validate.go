@@ -103,6 +103,29 @@ func (c *Config) validate(lines map[string]int) error {
 		bad("index_name", "%q clashes with sitemap_name %q: the two must differ in more than a part number", c.IndexName, c.SitemapName)
 	}
 
+	// formats
+	for _, f := range c.Formats {
+		if f != "xml" && f != "txt" {
+			bad("formats", "%q is not a format: xml, txt", f)
+		}
+	}
+	if !slices.Contains(c.Formats, "xml") {
+		bad("formats", "must include xml: the index lists the XML sitemaps, and text ones are written next to them")
+	}
+	if c.TextSitemaps() && checkOutputName(c.SitemapName) == nil {
+		// Text sitemaps share a directory with the site's other .txt
+		// files: their names must not be one of those sitemapd knows.
+		others := []string{"robots.txt"}
+		for _, ep := range c.Notify.Endpoints {
+			others = append(others, ep.Key+".txt")
+		}
+		for _, o := range others {
+			if IsPartName(o, c.TextName()) {
+				bad("formats", "text sitemaps would be named like %s (from sitemap_name %q): choose another sitemap_name", o, c.SitemapName)
+			}
+		}
+	}
+
 	if m, err := strconv.ParseUint(c.FileMode, 8, 32); err != nil || m > 0o777 {
 		bad("file_mode", "%q is not an octal permission like \"0644\"", c.FileMode)
 	} else if m&0o002 != 0 {
