@@ -53,6 +53,9 @@ type Engine struct {
 	gzBuf      bytes.Buffer
 	enc        sitemap.Encoder
 	robots     robotsRules // read at New and at every Build
+	text       textRecord          // text sitemaps written, by hash
+	textParts  map[string][]string // group dir -> text sitemap files, as last published
+	textErrs   []error             // text sitemaps not written in this publish
 }
 
 // builtinStylesheet is written as StylesheetName at the root of the output
@@ -103,7 +106,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		mapper: newMapper(cfg), filter: newFilter(cfg), rules: compileRules(cfg.Pages.Rules),
 		outDir: cfg.OutputDir, now: time.Now, progress: 5 * time.Second, openDir: os.Open,
 		parts: map[string][]string{}, links: map[string][]string{},
-		failed: map[string]bool{}, staged: map[string]staging{},
+		failed: map[string]bool{}, staged: map[string]staging{}, textParts: map[string][]string{},
 	}
 	if e.outDir == "" {
 		e.outDir = cfg.Root
@@ -115,7 +118,10 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	}
 	// Directories are only created in a separate output tree: one of the
 	// document root that vanished must stay gone.
-	e.pubOpts = publish.Options{Mode: cfg.Mode, Owned: e.owned, CreateDirs: e.outDir != cfg.Root}
+	e.pubOpts = publish.Options{
+		Mode: cfg.Mode, Owned: e.owned, CreateDirs: e.outDir != cfg.Root,
+		NotOwned: "it was not written by sitemapd (no generator marker in it, or, for a text sitemap, not in " + TextRecordName + ")",
+	}
 	for _, o := range opts {
 		o(e)
 	}
@@ -124,6 +130,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.pub = pub
+	e.loadTextRecord()
 	return e, nil
 }
 
@@ -142,6 +149,12 @@ func (e *Engine) owned(name string, head []byte) bool {
 		// An IndexNow key file holds the key and nothing else, so it has
 		// no room for a marker: one holding our key is as good as ours.
 		return string(head) == key
+	}
+	if name == TextRecordName {
+		return bytes.HasPrefix(head, []byte(textRecordHeader))
+	}
+	if e.isTextName(name) {
+		return e.ownsText(name)
 	}
 	if strings.HasSuffix(name, ".gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(head))
@@ -222,6 +235,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	start := e.now()
 	rep := &Report{}
 	var errs []error
+	e.textErrs = nil
 	e.loadRobots() // a full read is where new robots.txt rules take effect
 
 	var own, temps []string
@@ -263,6 +277,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		batch.Abort()
 		clear(e.staged)
+		clear(e.text.staged)
 		return nil, err
 	}
 	if err := e.commit(batch, rep); err != nil {
@@ -271,6 +286,11 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	for dir := range e.parts {
 		if !seen[dir] {
 			delete(e.parts, dir)
+		}
+	}
+	for dir := range e.textParts {
+		if !seen[dir] {
+			delete(e.textParts, dir)
 		}
 	}
 	for dir := range e.failed {
@@ -310,6 +330,11 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 			want[p] = true
 		}
 	}
+	for _, ps := range e.textParts {
+		for _, p := range ps {
+			want[p] = true
+		}
+	}
 	for _, p := range e.indexNames() {
 		want[p] = true
 	}
@@ -324,6 +349,8 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, e.saveText())
+	errs = append(errs, e.textErrs...)
 	rep.Duration = e.now().Sub(start)
 	return rep, errors.Join(errs...)
 }
@@ -357,8 +384,10 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	now := start
 	rep := &Report{}
 	var errs []error
+	e.textErrs = nil
 	batch := e.pub.Begin()
 	oldParts := map[string][]string{}
+	oldText := map[string][]string{}
 	var own, temps []string // found by the reads: stale ones go too
 	dirs = slices.Clone(dirs)
 	slices.Sort(dirs)
@@ -380,6 +409,7 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 		if err != nil {
 			batch.Abort()
 			clear(e.staged)
+			clear(e.text.staged)
 			return nil, err
 		}
 		old, known := e.parts[dir]
@@ -388,13 +418,17 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 			// sitemap files of its own.
 			old = e.publishedParts(dir)
 		}
+		oldTxt, known := e.textParts[dir]
+		if !known {
+			oldTxt = e.publishedTextParts(dir)
+		}
 		if err := e.publishGroup(batch, g, u, now, rep); err != nil {
 			if err = e.groupFailed(dir, err); err != nil {
 				errs = append(errs, err)
 			}
 			continue
 		}
-		oldParts[dir] = old
+		oldParts[dir], oldText[dir] = old, oldTxt
 		own, temps = append(own, g.own...), append(temps, g.temps...)
 	}
 	if err := e.commit(batch, rep); err != nil {
@@ -406,6 +440,13 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	for dir, old := range oldParts {
 		for _, p := range old {
 			if !slices.Contains(e.parts[dir], p) {
+				stale = append(stale, p)
+			}
+		}
+	}
+	for dir, old := range oldText {
+		for _, p := range old {
+			if !slices.Contains(e.textParts[dir], p) {
 				stale = append(stale, p)
 			}
 		}
@@ -427,7 +468,8 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	// Our files that the reads met and nothing claims: brought in with a
 	// directory, or left in a folded one.
 	for _, p := range own {
-		if !slices.Contains(e.parts[e.GroupOf(parentOf(p))], p) && !slices.Contains(e.indexNames(), p) {
+		grp := e.GroupOf(parentOf(p))
+		if !slices.Contains(e.parts[grp], p) && !slices.Contains(e.textParts[grp], p) && !slices.Contains(e.indexNames(), p) {
 			stale = append(stale, p)
 		}
 	}
@@ -439,6 +481,8 @@ func (e *Engine) rebuild(ctx context.Context, dirs []string, dirty map[string][]
 	for _, p := range stale {
 		e.remove(p, rep, &errs)
 	}
+	errs = append(errs, e.saveText())
+	errs = append(errs, e.textErrs...)
 	rep.Duration = e.now().Sub(start)
 	return rep, errors.Join(errs...)
 }
@@ -466,6 +510,7 @@ func (e *Engine) remove(p string, rep *Report, errs *[]error) {
 		*errs = append(*errs, err)
 	case removed:
 		rep.Removed = append(rep.Removed, filepath.Join(e.outDir, p))
+		e.textRemoved(p)
 	}
 }
 
@@ -477,6 +522,9 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, u *memUpdate, now 
 	if g.Err != nil {
 		if _, known := e.parts[g.Dir]; !known {
 			e.parts[g.Dir] = e.publishedParts(g.Dir)
+		}
+		if _, known := e.textParts[g.Dir]; !known {
+			e.textParts[g.Dir] = e.publishedTextParts(g.Dir)
 		}
 		return fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), g.Err)
 	}
@@ -496,6 +544,11 @@ func (e *Engine) publishGroup(batch *publish.Batch, g *Group, u *memUpdate, now 
 	})
 	if err != nil {
 		return fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err)
+	}
+	if e.cfg.TextSitemaps() {
+		e.publishText(batch, g.Dir, urls, rep)
+	} else {
+		delete(e.textParts, g.Dir)
 	}
 	if e.mem != nil {
 		old, known := e.parts[g.Dir]
@@ -554,8 +607,12 @@ func (e *Engine) groupFailed(dir string, err error) error {
 // remembered as it was, lists the parts that are on disk, and is marked
 // for retry, so that the engine's view of what is published stays true.
 func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
+	// The record of text sitemaps goes first: a text file on disk must be
+	// one it knows, whenever the process stops.
+	errs := []error{e.prepareText()}
 	failed, err := e.commitFiles(batch, rep)
-	errs := []error{err}
+	e.settleText(failed)
+	errs = append(errs, err)
 	bad := map[string]bool{}
 	for name, ferr := range failed {
 		dir := path.Dir(name)
@@ -581,6 +638,11 @@ func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
 			e.parts[dir] = parts
 		} else {
 			delete(e.parts, dir)
+		}
+		if parts := e.publishedTextParts(dir); len(parts) > 0 {
+			e.textParts[dir] = parts
+		} else {
+			delete(e.textParts, dir)
 		}
 	}
 	return errors.Join(errs...)

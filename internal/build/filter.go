@@ -46,13 +46,16 @@ type filter struct {
 	exts     []string // lower case, with the dot
 	ignore   []nameMatcher
 	exclude  []string          // normalised globs over "/rel/path"
-	outputs  []string          // output names whose parts are ours (sitemap, index)
+	outputs  []string          // output names whose parts are ours (sitemap, index, text)
 	keyFiles map[string]string // IndexNow key file names -> their keys
 	extra    string            // the built-in stylesheet's name, if written
 }
 
 func newFilter(cfg *config.Config) *filter {
-	f := &filter{outputs: []string{cfg.SitemapName, cfg.IndexName}, keyFiles: map[string]string{}}
+	// Text sitemaps count as outputs even when they are off, so that the
+	// ones written before are found and removed (if the record says they
+	// are ours).
+	f := &filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName()}, keyFiles: map[string]string{}}
 	for _, e := range cfg.Pages.Extensions {
 		f.exts = append(f.exts, strings.ToLower(e))
 	}

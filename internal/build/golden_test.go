@@ -58,6 +58,27 @@ func TestGolden(t *testing.T) {
 			}
 			sort.Strings(files)
 			xsdtest.Validate(t, files...)
+			for name, b := range textOutputs(t, cfg, root) {
+				if name == TextRecordName {
+					got[url.PathEscape(name)] = b
+					continue
+				}
+				// A text sitemap lists the URLs of the XML one beside it.
+				xmlName := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".txt") + ".xml"
+				if cfg.Gzip {
+					xmlName += ".gz"
+				}
+				var locs []string
+				for line := range strings.SplitSeq(string(plain(t, xmlName, outs[xmlName])), "\n") {
+					if loc, ok := between([]byte(line), "<loc>", "</loc>"); ok {
+						locs = append(locs, unescapeXML(loc)+"\n")
+					}
+				}
+				if txt := string(plain(t, name, b)); txt != strings.Join(locs, "") {
+					t.Errorf("%s does not list the URLs of %s:\n%s", name, xmlName, txt)
+				}
+				got[url.PathEscape(name)] = plain(t, name, b)
+			}
 			compareGolden(t, filepath.Join(dir, "want"), got)
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"regexp"
 	"sort"
 	"strconv"
@@ -177,12 +178,28 @@ func mustBuild(t testing.TB, e *Engine) *Report {
 // disk.
 func outputs(t testing.TB, cfg *config.Config, dir string) map[string][]byte {
 	t.Helper()
+	return outputsNamed(t, dir, cfg.SitemapName, cfg.IndexName)
+}
+
+// textOutputs reads the text sitemaps under dir, and the record of them.
+func textOutputs(t testing.TB, cfg *config.Config, dir string) map[string][]byte {
+	t.Helper()
+	out := outputsNamed(t, dir, cfg.TextName())
+	if b, err := os.ReadFile(filepath.Join(dir, TextRecordName)); err == nil {
+		out[TextRecordName] = b
+	}
+	return out
+}
+
+// outputsNamed reads the files under dir that are parts of the given names.
+func outputsNamed(t testing.TB, dir string, names ...string) map[string][]byte {
+	t.Helper()
 	out := map[string][]byte{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && (config.IsPartName(d.Name(), cfg.SitemapName) || config.IsPartName(d.Name(), cfg.IndexName)) {
+		if d.Type().IsRegular() && slices.ContainsFunc(names, func(n string) bool { return config.IsPartName(d.Name(), n) }) {
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err

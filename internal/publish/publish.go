@@ -78,6 +78,9 @@ type Options struct {
 	// Owned reports whether an existing file, whose first bytes are head,
 	// was written by us. Nil means every regular file is ours.
 	Owned func(name string, head []byte) bool
+	// NotOwned says, in the error for a file Owned rejects, why it is not
+	// ours (default: "it was not written by sitemapd").
+	NotOwned string
 	// HeadSize is how many leading bytes Owned is shown (default 512).
 	HeadSize int
 	Sync     SyncMode
@@ -111,6 +114,9 @@ func Open(dir string, opts Options) (*Publisher, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open output directory: %w", err)
+	}
+	if opts.NotOwned == "" {
+		opts.NotOwned = "it was not written by sitemapd"
 	}
 	if opts.HeadSize <= 0 {
 		opts.HeadSize = 512
@@ -174,7 +180,7 @@ func (p *Publisher) check(name string, data []byte) (same bool, err error) {
 	}
 	head = head[:n]
 	if p.opts.Owned != nil && !p.opts.Owned(name, head) {
-		return false, &ForeignError{Path: p.abs(name), Why: "it was not written by sitemapd (no generator marker)"}
+		return false, &ForeignError{Path: p.abs(name), Why: p.opts.NotOwned}
 	}
 	if data == nil || st.Size() != int64(len(data)) || !bytes.Equal(head, data[:n]) {
 		return false, nil

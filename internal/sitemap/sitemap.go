@@ -100,6 +100,18 @@ func (e Encoder) Index(refs []Ref, emit func(part []byte) error) error {
 	return encode(refs, appendRef, func(r *Ref) string { return r.Loc }, open, indexClose, emit)
 }
 
+// Text encodes urls as one or more text sitemaps: one URL a line, within
+// the same limits as a <urlset>. Text sitemaps carry no marker (there is
+// no room for one): callers keep their own record of the ones they wrote.
+func Text(urls []URL, emit func(part []byte) error) error {
+	return encode(urls, appendLine, func(u *URL) string { return u.Loc }, "", "", emit)
+}
+
+func appendLine(dst []byte, u *URL) []byte {
+	dst = append(dst, u.Loc...)
+	return append(dst, '\n')
+}
+
 // EncodeURLSet is Encoder{}.URLSet.
 func EncodeURLSet(urls []URL, emit func(part []byte) error) error {
 	return Encoder{}.URLSet(urls, emit)

@@ -196,6 +196,32 @@ func TestAlternates(t *testing.T) {
 	}
 }
 
+// TestText checks text sitemaps: one URL a line, as given (already
+// percent-encoded, never XML-escaped), split at MaxItems.
+func TestText(t *testing.T) {
+	urls := make([]URL, MaxItems+2)
+	for i := range urls {
+		urls[i] = URL{Loc: fmt.Sprintf("https://example.com/a&b/%d.html", i), Priority: "0.5"}
+	}
+	var parts [][]byte
+	if err := Text(urls, func(p []byte) error { parts = append(parts, bytes.Clone(p)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 2 {
+		t.Fatalf("%d parts, want 2", len(parts))
+	}
+	if n := bytes.Count(parts[0], []byte("\n")); n != MaxItems {
+		t.Errorf("part 1 has %d lines, want %d", n, MaxItems)
+	}
+	want := "https://example.com/a&b/50000.html\nhttps://example.com/a&b/50001.html\n"
+	if string(parts[1]) != want {
+		t.Errorf("part 2 = %q, want %q", parts[1], want)
+	}
+	if err := Text(nil, func([]byte) error { t.Error("emitted a part for no URLs"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestEncodeIndex(t *testing.T) {
 	refs := make([]Ref, MaxItems+1)
 	for i := range refs {

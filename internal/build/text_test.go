@@ -1,0 +1,141 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sitemapd/sitemapd/internal/publish"
+)
+
+// TestTextSitemapsOwnership checks that sitemapd replaces and removes only
+// the text sitemaps its record lists with their content's hash: a
+// hand-made sitemap.txt, there before or put in place of one of ours, is
+// reported and left alone, and the XML sitemap beside it is written all
+// the same.
+func TestTextSitemapsOwnership(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	for _, p := range []string{"index.html", "a/one.html", "a/two.html", "b/three.html"} {
+		mustWrite(t, filepath.Join(root, p), defaultMTime)
+	}
+	handMade := "https://example.com/b/my-own-list.html\n"
+	writeFile(t, filepath.Join(root, "b/sitemap.txt"), handMade, defaultMTime)
+	read := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	engine := func(formats string, opts ...Option) *Engine {
+		cfg := loadConfig(t, baseConfig, root, "formats: "+formats+"\n")
+		e, _ := newEngine(t, cfg, opts...)
+		return e
+	}
+	wantForeign := func(err error, rel string) {
+		t.Helper()
+		var fe *publish.ForeignError
+		if !errors.As(err, &fe) || fe.Path != filepath.Join(root, rel) {
+			t.Errorf("error %v; want one refusing %s", err, rel)
+		}
+	}
+
+	e := engine("[xml, txt]", WithChanges())
+	_, err := e.Build(context.Background())
+	wantForeign(err, "b/sitemap.txt")
+	if got := read("b/sitemap.txt"); got != handMade {
+		t.Errorf("hand-made b/sitemap.txt overwritten: %q", got)
+	}
+	if !strings.Contains(read("b/sitemap.xml"), "b/three.html") {
+		t.Error("b/sitemap.xml not written beside the hand-made text sitemap")
+	}
+	if got, want := read("a/sitemap.txt"), "https://example.com/a/one.html\nhttps://example.com/a/two.html\n"; got != want {
+		t.Errorf("a/sitemap.txt = %q, want %q", got, want)
+	}
+	record := read(TextRecordName)
+	for _, want := range []string{"  a/sitemap.txt\n", "  sitemap.txt\n"} {
+		if !strings.Contains(record, want) {
+			t.Errorf("record lacks %q:\n%s", want, record)
+		}
+	}
+	if strings.Contains(record, "b/sitemap.txt") {
+		t.Errorf("record claims the hand-made file:\n%s", record)
+	}
+
+	// An update rewrites ours.
+	os.Remove(filepath.Join(root, "a/two.html"))
+	if _, err := e.Update(context.Background(), []string{"a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read("a/sitemap.txt"), "https://example.com/a/one.html\n"; got != want {
+		t.Errorf("after an update a/sitemap.txt = %q, want %q", got, want)
+	}
+
+	// One of ours edited by hand is no longer ours.
+	edited := "https://example.com/a/one.html\nhttps://example.com/a/extra.html\n"
+	writeFile(t, filepath.Join(root, "a/sitemap.txt"), edited, defaultMTime)
+	mustWrite(t, filepath.Join(root, "a/four.html"), defaultMTime)
+	_, err = e.Update(context.Background(), []string{"a"}, nil)
+	wantForeign(err, "a/sitemap.txt")
+	if got := read("a/sitemap.txt"); got != edited {
+		t.Errorf("edited a/sitemap.txt overwritten: %q", got)
+	}
+
+	// Text sitemaps turned off: ours go, the others stay, and so does the
+	// record, emptied.
+	os.Remove(filepath.Join(root, "a/sitemap.txt"))
+	_, err = engine("[xml, txt]").Build(context.Background())
+	wantForeign(err, "b/sitemap.txt")
+	if _, err := os.Stat(filepath.Join(root, "a/sitemap.txt")); err != nil {
+		t.Fatal("a/sitemap.txt not written again once the edited one was gone")
+	}
+	e = engine("[xml]")
+	_, err = e.Build(context.Background())
+	if err != nil {
+		t.Fatalf("build with text sitemaps off: %v", err)
+	}
+	for _, rel := range []string{"sitemap.txt", "a/sitemap.txt"} {
+		if _, err := os.Stat(filepath.Join(root, rel)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still there with text sitemaps off (%v)", rel, err)
+		}
+	}
+	if got := read("b/sitemap.txt"); got != handMade {
+		t.Errorf("hand-made b/sitemap.txt touched: %q", got)
+	}
+	if got := read(TextRecordName); got != textRecordHeader {
+		t.Errorf("record not emptied:\n%s", got)
+	}
+}
+
+// TestTextRecordMidWrite checks the record of a publish interrupted
+// between writing the record and committing the files (the record lists
+// the old and the new hash): either content is taken for ours, and the
+// next publish keeps only the hash of what is on disk.
+func TestTextRecordMidWrite(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	mustWrite(t, filepath.Join(root, "a.html"), defaultMTime)
+	cfg := loadConfig(t, baseConfig, root, "formats: [xml, txt]\n")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	old := textHash([]byte("https://example.com/a.html\n"))
+	next := textHash([]byte("https://example.com/a.html\nhttps://example.com/b.html\n"))
+	// As prepareText leaves it when the process dies before the commit.
+	rec := textRecordHeader + old + "  sitemap.txt\n" + next + "  sitemap.txt\n"
+	if err := os.WriteFile(filepath.Join(root, TextRecordName), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(root, "c.html"), defaultMTime)
+	e, _ = newEngine(t, cfg)
+	mustBuild(t, e)
+	b, _ := os.ReadFile(filepath.Join(root, TextRecordName))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	now := textHash([]byte("https://example.com/a.html\nhttps://example.com/c.html\n"))
+	if !slices.Equal(lines[1:], []string{now + "  sitemap.txt"}) {
+		t.Errorf("record after the next publish:\n%s\nwant only %s", b, now)
+	}
+}
