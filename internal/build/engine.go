@@ -52,7 +52,7 @@ type Engine struct {
 	gz         *gzip.Writer
 	gzBuf      bytes.Buffer
 	enc        sitemap.Encoder
-	robots     robotsRules // read at New and at every Build
+	robots     robotsRules         // read at New and at every Build
 	text       textRecord          // text sitemaps written, by hash
 	textParts  map[string][]string // group dir -> text sitemap files, as last published
 	textErrs   []error             // text sitemaps not written in this publish
@@ -349,6 +349,14 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 			errs = append(errs, err)
 		}
 	}
+	// After a full publish every text sitemap of ours is a part of some
+	// group: the record keeps those only (names moved away or deleted
+	// while sitemapd was not looking go).
+	for name := range e.text.hashes {
+		if !want[name] {
+			e.textRemoved(name)
+		}
+	}
 	errs = append(errs, e.saveText())
 	errs = append(errs, e.textErrs...)
 	rep.Duration = e.now().Sub(start)
@@ -508,8 +516,10 @@ func (e *Engine) remove(p string, rep *Report, errs *[]error) {
 		// Named like ours but not ours, and not in our way: leave it.
 	case err != nil:
 		*errs = append(*errs, err)
-	case removed:
-		rep.Removed = append(rep.Removed, filepath.Join(e.outDir, p))
+	default:
+		if removed {
+			rep.Removed = append(rep.Removed, filepath.Join(e.outDir, p))
+		}
 		e.textRemoved(p)
 	}
 }

@@ -77,14 +77,24 @@ func (e *Engine) loadTextRecord() {
 	}
 }
 
-// ownsText reports whether a text sitemap on disk is one sitemapd wrote.
+// ownsText reports whether a text sitemap on disk is one sitemapd wrote:
+// its content is one the record lists, under any name, since a directory
+// moved within the site carries its text sitemaps along.
 func (e *Engine) ownsText(name string) bool {
-	hashes := e.text.hashes[name]
-	if len(hashes) == 0 {
+	if len(e.text.hashes) == 0 {
 		return false
 	}
 	b, err := e.pub.ReadFile(name)
-	return err == nil && slices.Contains(hashes, textHash(b))
+	if err != nil {
+		return false
+	}
+	h := textHash(b)
+	for _, hashes := range e.text.hashes {
+		if slices.Contains(hashes, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // putText stages a text sitemap. A file of that name that is not ours is
@@ -165,7 +175,7 @@ func (e *Engine) settleText(failed map[string]error) {
 	clear(e.text.staged)
 }
 
-// textRemoved forgets a text sitemap that was removed.
+// textRemoved forgets a text sitemap that was removed, or found gone.
 func (e *Engine) textRemoved(name string) {
 	if _, ok := e.text.hashes[name]; ok {
 		delete(e.text.hashes, name)

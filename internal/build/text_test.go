@@ -139,3 +139,28 @@ func TestTextRecordMidWrite(t *testing.T) {
 		t.Errorf("record after the next publish:\n%s\nwant only %s", b, now)
 	}
 }
+
+// TestTextSitemapMovesWithItsDirectory checks that a directory moved
+// within the site brings text sitemaps that are still taken for ours: they
+// are rewritten for their new place, and the record follows.
+func TestTextSitemapMovesWithItsDirectory(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	mustWrite(t, filepath.Join(root, "a/one.html"), defaultMTime)
+	cfg := loadConfig(t, baseConfig, root, "formats: [xml, txt]\n")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	if err := os.Rename(filepath.Join(root, "a"), filepath.Join(root, "c")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Update(context.Background(), []string{"a", "c"}, nil); err != nil {
+		t.Fatalf("update after the move: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "c/sitemap.txt"))
+	if err != nil || string(b) != "https://example.com/c/one.html\n" {
+		t.Errorf("c/sitemap.txt = %q (%v), want the page at its new URL", b, err)
+	}
+	rec, _ := os.ReadFile(filepath.Join(root, TextRecordName))
+	if want := textHash(b) + "  c/sitemap.txt\n"; string(rec) != textRecordHeader+want {
+		t.Errorf("record:\n%s\nwant:\n%s", rec, textRecordHeader+want)
+	}
+}

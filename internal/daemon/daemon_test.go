@@ -166,9 +166,14 @@ func (h *harness) checkOracle() {
 		}
 		return nil
 	})
+	record := filepath.Join(h.root, build.TextRecordName)
+	recBefore, _ := os.ReadFile(record)
 	rep, err := e.Build(context.Background())
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if recAfter, _ := os.ReadFile(record); string(recAfter) != string(recBefore) {
+		h.t.Errorf("the record of text sitemaps differs from a full build's:\n%s\nfull build:\n%s", recBefore, recAfter)
 	}
 	if len(rep.Written) != 0 || len(rep.Removed) != 0 {
 		h.t.Errorf("the daemon's output differs from a full build: it would write %v and remove %v", rep.Written, rep.Removed)
@@ -325,7 +330,8 @@ func TestModel(t *testing.T) {
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			h := start(t, "")
+			// Every feature that writes files is on: text sitemaps too.
+			h := start(t, "formats: [xml, txt]\n")
 			m := &model{h: h, r: rand.New(rand.NewPCG(seed, seed))}
 			for i := range 60 {
 				m.step(i)

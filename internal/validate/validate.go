@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -52,7 +53,7 @@ type Options struct {
 
 // Result is what Check found.
 type Result struct {
-	Kind     string // "urlset" or "sitemapindex", "" if not a sitemap
+	Kind     string // "urlset", "sitemapindex" or "text" (a .txt sitemap), "" if not a sitemap
 	Entries  int
 	Problems []Problem
 }
@@ -80,7 +81,14 @@ func Check(name string, r io.Reader, opts Options) (*Result, error) {
 		c.site = strings.ToLower(u.Scheme + "://" + u.Host + "/")
 	}
 	counted := &countingReader{r: br}
-	err := c.run(xml.NewDecoder(counted))
+	var err error
+	if strings.HasSuffix(strings.TrimSuffix(name, ".gz"), ".txt") {
+		c.res.Kind, c.what = "text", "URL"
+		err = c.runText(counted)
+	} else {
+		c.what = "<loc>"
+		err = c.run(xml.NewDecoder(counted))
+	}
 	if counted.n > sitemap.MaxBytes {
 		c.add(0, fmt.Sprintf("%d bytes uncompressed: more than the %d the protocol allows", counted.n, sitemap.MaxBytes))
 	}
@@ -106,6 +114,43 @@ type checker struct {
 	site string // scheme://host/ of that URL
 	res  *Result
 	dec  *xml.Decoder
+	what string // what a URL is called in messages: "<loc>", or "URL" in a text sitemap
+}
+
+// runText checks a text sitemap: one absolute URL a line, UTF-8, and
+// nothing else, within the protocol's limits.
+func (c *checker) runText(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		switch {
+		case line == "":
+			c.add(n, "empty line: a text sitemap holds one URL a line and nothing else")
+			continue
+		case !utf8.ValidString(line):
+			c.add(n, "not UTF-8, which text sitemaps must be")
+			continue
+		}
+		c.res.Entries++
+		if c.res.Entries == sitemap.MaxItems+1 {
+			c.add(n, fmt.Sprintf("more than %d URLs", sitemap.MaxItems))
+		}
+		c.loc(line, n)
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		c.add(n+1, "a line of more than 1 MiB: not a text sitemap")
+		return nil
+	}
+	if sc.Err() != nil {
+		return sc.Err()
+	}
+	if c.res.Entries == 0 && len(c.res.Problems) == 0 {
+		c.add(0, "a text sitemap needs at least one URL")
+	}
+	return nil
 }
 
 func (c *checker) add(line int, msg string) {
@@ -243,29 +288,29 @@ var pctRE = regexp.MustCompile(`%([^0-9A-Fa-f]|.[^0-9A-Fa-f]|.?$)`)
 
 func (c *checker) loc(v string, line int) {
 	if len(v) > sitemap.MaxLocLen {
-		c.add(line, fmt.Sprintf("<loc> of %d characters: the protocol wants fewer than 2,048", len(v)))
+		c.add(line, fmt.Sprintf("%s of %d characters: the protocol wants fewer than 2,048", c.what, len(v)))
 	}
 	for i := 0; i < len(v); i++ {
 		if !uriChar(v[i]) {
-			c.add(line, fmt.Sprintf("<loc> %q has a character that must be percent-encoded (%q)", v, v[i]))
+			c.add(line, fmt.Sprintf("%s %q has a character that must be percent-encoded (%q)", c.what, v, v[i]))
 			return
 		}
 	}
 	if pctRE.MatchString(v) {
-		c.add(line, fmt.Sprintf("<loc> %q has a '%%' that starts no %%XX escape", v))
+		c.add(line, fmt.Sprintf("%s %q has a '%%' that starts no %%XX escape", c.what, v))
 		return
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		c.add(line, fmt.Sprintf("<loc> %q is not an absolute http or https URL", v))
+		c.add(line, fmt.Sprintf("%s %q is not an absolute http or https URL", c.what, v))
 		return
 	}
 	switch n := normHost(v); {
 	case c.dir == "":
-	case c.res.Kind == "urlset" && !strings.HasPrefix(n, c.dir):
-		c.add(line, fmt.Sprintf("<loc> %q is outside %s, where this sitemap lives: it may list URLs at or below its own directory only", v, c.dir))
+	case c.res.Kind != "sitemapindex" && !strings.HasPrefix(n, c.dir):
+		c.add(line, fmt.Sprintf("%s %q is outside %s, where this sitemap lives: it may list URLs at or below its own directory only", c.what, v, c.dir))
 	case c.res.Kind == "sitemapindex" && !strings.HasPrefix(n, c.site):
-		c.add(line, fmt.Sprintf("<loc> %q is on another site than %s, where this index lives", v, c.site))
+		c.add(line, fmt.Sprintf("%s %q is on another site than %s, where this index lives", c.what, v, c.site))
 	}
 }
 
