@@ -209,6 +209,9 @@ func (c *checker) run(dec *xml.Decoder) error {
 				if t.Name.Space == c.ns {
 					cur.fields[t.Name.Local]++
 				}
+				if t.Name.Space == sitemap.XHTMLNamespace && t.Name.Local == "link" && c.res.Kind == "urlset" {
+					c.alternate(t, c.line())
+				}
 				text.Reset()
 				textLine = c.line()
 			}
@@ -311,6 +314,33 @@ func (c *checker) loc(v string, line int) {
 		c.add(line, fmt.Sprintf("%s %q is outside %s, where this sitemap lives: it may list URLs at or below its own directory only", c.what, v, c.dir))
 	case c.res.Kind == "sitemapindex" && !strings.HasPrefix(n, c.site):
 		c.add(line, fmt.Sprintf("%s %q is on another site than %s, where this index lives", c.what, v, c.site))
+	}
+}
+
+// langTag is xs:language, hreflang's type in the XHTML schema.
+var langTag = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
+
+// alternate checks an <xhtml:link> language alternate of a <url>.
+func (c *checker) alternate(t xml.StartElement, line int) {
+	attr := map[string]string{}
+	for _, a := range t.Attr {
+		if a.Name.Space == "" {
+			attr[a.Name.Local] = a.Value
+		}
+	}
+	if attr["rel"] != "alternate" {
+		c.add(line, fmt.Sprintf(`<xhtml:link rel=%q>: a sitemap's alternates have rel="alternate"`, attr["rel"]))
+	}
+	if l := attr["hreflang"]; !langTag.MatchString(l) && !strings.EqualFold(l, "x-default") {
+		c.add(line, fmt.Sprintf("<xhtml:link hreflang=%q>: not a language tag nor x-default", l))
+	}
+	href := attr["href"]
+	u, err := url.Parse(href)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		c.add(line, fmt.Sprintf("<xhtml:link href=%q>: not an absolute http or https URL", href))
+	case len(href) > sitemap.MaxLocLen:
+		c.add(line, fmt.Sprintf("<xhtml:link href> of %d characters: the protocol wants URLs of fewer than 2,048", len(href)))
 	}
 }
 
