@@ -2,7 +2,7 @@
 // XSD NODE_MODULES. Retries for up to 30 s (the daemon publishes after its
 // settle time), then prints what it checked or why it failed.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -18,8 +18,8 @@ async function get(path) {
   return { status: res.status, type: res.headers.get('content-type') || '', body: await res.text() };
 }
 
-// The pages that exist, as the decoded URL path each must be listed under,
-// with the second of its mtime.
+// The pages that exist and do not ask to be left out, as the decoded URL
+// path each must be listed under, with the second of its mtime.
 function expected() {
   const pages = new Map();
   const walk = (dir) => {
@@ -28,6 +28,7 @@ function expected() {
       const p = join(dir, e.name);
       if (e.isDirectory()) { walk(p); continue; }
       if (!/\.html?$/.test(e.name)) continue;
+      if (/<meta name="robots" content="noindex/i.test(readFileSync(p, 'utf8'))) continue;
       let rel = '/' + relative(docroot, p).split(sep).join('/');
       if (e.name === 'index.html') rel = rel.slice(0, -'index.html'.length);
       pages.set(rel, Math.floor(statSync(p).mtimeMs / 1000));
@@ -58,7 +59,22 @@ async function check() {
     } catch (e) {
       throw new Error(`${loc} does not validate against sitemap.xsd: ${e.stderr}`);
     }
+    // The text sitemap beside it lists the same URLs, one a line.
+    const txt = await get(loc.replace(/\.xml$/, '.txt'));
+    const locs = [...sm.body.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1].replaceAll('&amp;', '&') + '\n');
+    if (txt.status !== 200 || !txt.type.startsWith('text/plain') || txt.body !== locs.join('')) {
+      throw new Error(`the text sitemap beside ${loc}: ${txt.status} ${txt.type}\n${txt.body}`);
+    }
   }
+  if (!maps.some((m) => m.endsWith('blog/sitemap.xml'))) {
+    throw new Error('no blog sitemap');
+  }
+  const blog = await get('blog/sitemap.xml');
+  if (!blog.body.includes(`<xhtml:link rel="alternate" hreflang="de" href="${base}de/blog/"/>`)) {
+    throw new Error(`blog/sitemap.xml lacks the hreflang alternates of /blog/:\n${blog.body}`);
+  }
+  const record = await get('.sitemapd-text.sha256');
+  if (record.status === 200) throw new Error('nginx serves the record of text sitemaps, a dotfile');
   const client = new Sitemapper({ url: `${base}sitemap_index.xml`, timeout: 10000, fields: { loc: true, lastmod: true } });
   const { sites, errors } = await client.fetch();
   requests += maps.length + 1;
@@ -84,7 +100,7 @@ const deadline = Date.now() + 30000;
 for (;;) {
   try {
     const { pages, sitemaps } = await check();
-    console.log(`  ok: ${pages} pages listed with their lastmod by sitemapper, ${sitemaps} sitemaps valid, robots.txt names the index; ${requests} requests`);
+    console.log(`  ok: ${pages} pages listed with their lastmod by sitemapper, ${sitemaps} sitemaps valid with their text sitemaps, robots.txt names the index; ${requests} requests`);
     process.exit(0);
   } catch (e) {
     if (Date.now() > deadline) {

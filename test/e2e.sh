@@ -41,11 +41,21 @@ if [ ! -d "$mods/node_modules/sitemapper" ]; then
   mkdir -p "$mods"
   npm install --silent --no-audit --no-fund --prefix "$mods" sitemapper@4.1.6 >/dev/null
 fi
-xsd="$top/.cache/xsd/sitemap.xsd"
-if [ ! -f "$xsd" ]; then
+sitemap_xsd="$top/.cache/xsd/sitemap.xsd"
+if [ ! -f "$sitemap_xsd" ]; then
   mkdir -p "$top/.cache/xsd"
-  (cd "$work" && npm pack sitemap --silent >/dev/null && tar -xzf sitemap-*.tgz package/schema/sitemap.xsd && cp package/schema/sitemap.xsd "$xsd")
+  (cd "$work" && npm pack sitemap --silent >/dev/null && tar -xzf sitemap-*.tgz package/schema/sitemap.xsd && cp package/schema/sitemap.xsd "$sitemap_xsd")
 fi
+# sitemap.xsd with the XHTML link element of hreflang alternates declared,
+# as internal/xsdtest does.
+xsd="$work/all.xsd"
+cat > "$xsd" <<XSD
+<?xml version="1.0" encoding="UTF-8"?>
+<schema elementFormDefault="qualified" xmlns="http://www.w3.org/2001/XMLSchema">
+  <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="$sitemap_xsd"/>
+  <import namespace="http://www.w3.org/1999/xhtml" schemaLocation="$top/internal/xsdtest/xhtml-link.xsd"/>
+</schema>
+XSD
 
 go build -o "$work/sitemapd" ./cmd/sitemapd
 
@@ -61,6 +71,10 @@ page "docs/guide/intro.html" "2026-04-01 08:30:00 UTC"
 page "docs/guide/setup.htm" "2026-04-02 08:30:00 UTC"
 page "docs/api/v1.html" "2026-04-03 08:30:00 UTC"
 for i in $(seq 1 60); do page "archive/2025/p$i.html" "2025-06-01 00:00:00 UTC"; done
+# Heads that decide: a page that asks not to be indexed, and alternates.
+echo '<meta name="robots" content="noindex"><title>draft</title>' > "$site/draft.html"
+echo '<link rel="alternate" hreflang="de" href="/de/blog/"><link rel="alternate" hreflang="x-default" href="/blog/">' >> "$site/blog/index.html"
+touch -d "2026-03-01 12:00:00 UTC" "$site/blog/index.html"
 mkdir -p "$site/assets" && echo "body{}" > "$site/assets/site.css" && echo x > "$site/.hidden.html"
 echo "User-agent: *" > "$site/robots.txt"
 
@@ -100,6 +114,7 @@ cat > "$work/sitemapd.yaml" <<CONF
 root: $site
 base_url: $base
 robots_txt: true
+formats: [xml, txt]
 state_dir: $work/state
 watch: {settle: 200ms, max_delay: 2s}
 log: {format: json}
@@ -119,6 +134,7 @@ page "blog/new.html" "2026-05-01 00:00:00 UTC";            check "a page added"
 touch -d "2026-05-02 10:00:00 UTC" "$site/about.html";     check "a page edited"
 rm "$site/blog/first post.html";                           check "a page deleted"
 mv "$site/docs/guide" "$site/docs/handbook";               check "a directory moved"
+echo '<meta name="ROBOTS" content="noindex, nofollow">' > "$site/blog/new.html"; check "a page now says noindex"
 # sitemapd's own validator, over HTTP, on the index and every sitemap it lists.
 maps=$(node -e 'fetch(process.argv[1]).then((r) => r.text()).then((t) => console.log([...t.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]).join(" ")))' "${base}sitemap_index.xml")
 # shellcheck disable=SC2086

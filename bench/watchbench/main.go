@@ -24,12 +24,13 @@ import (
 )
 
 var (
-	bin     = flag.String("sitemapd", "sitemapd", "sitemapd binary")
-	root    = flag.String("root", "", "generated document root")
-	changes = flag.Int("changes", 100, "single-file changes to time")
-	burst   = flag.Int("burst", 10_000, "files in the burst")
-	idle    = flag.Duration("idle", 60*time.Second, "idle period to measure")
-	settle  = flag.Duration("settle", 500*time.Millisecond, "watch.settle")
+	bin       = flag.String("sitemapd", "sitemapd", "sitemapd binary")
+	root      = flag.String("root", "", "generated document root")
+	changes   = flag.Int("changes", 100, "single-file changes to time")
+	burst     = flag.Int("burst", 10_000, "files in the burst")
+	idle      = flag.Duration("idle", 60*time.Second, "idle period to measure")
+	settle    = flag.Duration("settle", 500*time.Millisecond, "watch.settle")
+	pagesYAML = flag.String("pages", "{}", "the pages: section of the config, in YAML flow style (\"{noindex: false}\")")
 )
 
 func main() {
@@ -48,8 +49,8 @@ type published struct {
 func run() error {
 	cfg := filepath.Join(filepath.Dir(*root), "watchbench.yaml")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(
-		"root: %s\nbase_url: https://bench.example/\nwatch: {settle: %s, max_delay: 5s, rescan: 0s}\nlog: {level: info, format: json}\n",
-		*root, *settle)), 0o644); err != nil {
+		"root: %s\nbase_url: https://bench.example/\npages: %s\nwatch: {settle: %s, max_delay: 5s, rescan: 0s}\nlog: {level: info, format: json}\n",
+		*root, *pagesYAML, *settle)), 0o644); err != nil {
 		return err
 	}
 

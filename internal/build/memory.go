@@ -471,7 +471,7 @@ func (e *Engine) refreshNames(w *walker, scan *Group, dir string, names []string
 		// Gone, or not a directory: nothing remembered below this name holds.
 		scan.gone = append(scan.gone, rel)
 		if f.st != nil && f.st.Mode&unix.S_IFMT == unix.S_IFREG && !e.filter.ignored(f.name) && e.filter.isPage(f.name) {
-			if p, ok := w.page(dir, f.name, rel, time.Unix(f.st.Mtim.Unix()), f.st.Size, cache); ok {
+			if p, ok := w.page(dir, f.name, rel, time.Unix(f.st.Mtim.Unix()), f.st.Size, -1, cache); ok {
 				pages = append(pages, p)
 			}
 		}

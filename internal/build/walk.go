@@ -264,7 +264,7 @@ func (w *walker) visit(v *visit) {
 		default:
 			continue // sockets, devices, fifos
 		}
-		p, ok := w.page(v.rel, name, rel, mtime, size, cache)
+		p, ok := w.page(v.rel, name, rel, mtime, size, dfd, cache)
 		if !ok {
 			continue
 		}
@@ -364,10 +364,11 @@ func (w *walker) followLink(rel string) (st fs.FileInfo, target string, ok bool)
 }
 
 // page maps one page file to its entry, applying excludes, rules, the
-// protocol's limits and what the page's head says. ok is false for a file
+// protocol's limits and what the page's head says (dirFD, if not -1, is
+// its directory, open). ok is false for a file
 // that is neither listed nor remembered; an entry whose head keeps it out
 // is remembered but not listed (head.hidden).
-func (w *walker) page(relDir, name, rel string, mtime time.Time, size int64, cache *headCache) (p pageEntry, ok bool) {
+func (w *walker) page(relDir, name, rel string, mtime time.Time, size int64, dirFD int, cache *headCache) (p pageEntry, ok bool) {
 	e := w.e
 	up := e.mapper.urlPath(relDir, name)
 	if e.filter.excluded("/"+rel) || e.filter.excluded(up) {
@@ -393,7 +394,7 @@ func (w *walker) page(relDir, name, rel string, mtime time.Time, size int64, cac
 	}
 	p = pageEntry{name: name, url: u, mtime: mtime.UnixNano(), size: size}
 	if e.readsHeads() && isHTML(name) {
-		if gone := w.head(&p, rel, cache); gone {
+		if gone := w.head(&p, rel, dirFD, cache); gone {
 			return pageEntry{}, false
 		}
 		p.url.Alternates = alternates(p.head.alts)

@@ -79,10 +79,11 @@ var langTag = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
 
 const htmlSpace = " \t\n\f\r"
 
-// Read reads a page's head. page is the URL the page is served at, against
-// which relative links resolve (or against the head's <base href>). Only an
-// error reading r is returned: HTML is never malformed to a tokenizer.
-func Read(r io.Reader, page *url.URL) (Info, error) {
+// Read reads a page's head. pageURL is the absolute URL the page is served
+// at, against which relative links resolve (or against the head's <base
+// href>); it is parsed only if the head has links. Only an error reading r
+// is returned: HTML is never malformed to a tokenizer.
+func Read(r io.Reader, pageURL string) (Info, error) {
 	lr := &io.LimitedReader{R: r, N: Limit}
 	z := html.NewTokenizer(lr)
 	var (
@@ -177,6 +178,13 @@ loop:
 		}
 	}
 
+	if !hasBase && len(canon) == 0 && len(alts) == 0 {
+		return info, nil
+	}
+	page, err := url.Parse(pageURL)
+	if err != nil {
+		return Info{}, fmt.Errorf("page URL %q: %w", pageURL, err)
+	}
 	if hasBase {
 		// The document's base URL: relative links resolve against it.
 		if b, err := resolve(page, base); err == nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // page is the URL every test page is read at.
-var page, _ = url.Parse("https://example.com/dir/page.html")
+const page = "https://example.com/dir/page.html"
 
 // format writes an Info one fact a line, for golden files.
 func format(info Info) string {
