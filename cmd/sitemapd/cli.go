@@ -161,7 +161,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 			status = ExitFailure
 		}
 		if len(res.Problems) == 0 {
-			fmt.Fprintf(stdout, "%s: ok, a %s of %d entries\n", arg, res.Kind, res.Entries)
+			kind := res.Kind
+			if kind == "text" {
+				kind = "text sitemap"
+			}
+			fmt.Fprintf(stdout, "%s: ok, a %s of %d entries\n", arg, kind, res.Entries)
 		}
 	}
 	return status
