@@ -701,22 +701,27 @@ func (e *Engine) outName(name string) string {
 }
 
 func (e *Engine) put(batch *publish.Batch, name string, data []byte, rep *Report) error {
+	_, _, err := e.putFile(batch, name, data, rep)
+	return err
+}
+
+// putFile stages one output file, gzipped if configured, and returns the
+// bytes staged (valid until the next gzip) and whether they change the file.
+func (e *Engine) putFile(batch *publish.Batch, name string, data []byte, rep *Report) (stored []byte, changed bool, err error) {
 	if e.cfg.Gzip {
-		var err error
 		if data, err = e.gzip(data); err != nil {
-			return err
+			return nil, false, err
 		}
 	}
-	changed, err := batch.Put(name, data)
-	if err != nil {
-		return err
+	if changed, err = batch.Put(name, data); err != nil {
+		return nil, false, err
 	}
 	if changed {
 		rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
 	} else {
 		rep.Unchanged++
 	}
-	return nil
+	return data, changed, nil
 }
 
 // gzip compresses deterministically: the header carries no name and no

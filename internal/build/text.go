@@ -101,25 +101,15 @@ func (e *Engine) ownsText(name string) bool {
 // left alone, and the group's XML sitemaps are published all the same:
 // the error is returned for the build to report.
 func (e *Engine) putText(batch *publish.Batch, name string, data []byte, rep *Report) error {
-	if e.cfg.Gzip {
-		var err error
-		if data, err = e.gzip(data); err != nil {
-			return err
-		}
-	}
-	hash := textHash(data)
-	changed, err := batch.Put(name, data)
+	stored, changed, err := e.putFile(batch, name, data, rep)
 	if err != nil {
 		return err
 	}
+	hash := textHash(stored)
 	if changed {
-		rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
 		e.text.staged[name] = hash
-	} else {
-		rep.Unchanged++
-		if !slices.Equal(e.text.hashes[name], []string{hash}) {
-			e.text.hashes[name], e.text.dirty = []string{hash}, true
-		}
+	} else if !slices.Equal(e.text.hashes[name], []string{hash}) {
+		e.text.hashes[name], e.text.dirty = []string{hash}, true
 	}
 	return nil
 }
