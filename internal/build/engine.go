@@ -56,6 +56,8 @@ type Engine struct {
 	text       textRecord          // text sitemaps written, by hash
 	textParts  map[string][]string // group dir -> text sitemap files, as last published
 	textErrs   []error             // text sitemaps not written in this publish
+	storePath  string              // the head store, "" when heads are not read
+	store      *headStore          // heads of the last full build, until memory holds them
 }
 
 // builtinStylesheet is written as StylesheetName at the root of the output
@@ -131,11 +133,20 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	}
 	e.pub = pub
 	e.loadTextRecord()
+	if e.readsHeads() && cfg.StateDir != "" {
+		e.storePath = filepath.Join(cfg.StateDir, HeadStoreName)
+		if e.store, err = openHeadStore(e.storePath, e.headStoreKey()); err != nil {
+			e.log.Info("head store not used: every head is read", zap.String("path", e.storePath), zap.Error(err))
+		}
+	}
 	return e, nil
 }
 
 // Close releases the output directory.
-func (e *Engine) Close() error { return e.pub.Close() }
+func (e *Engine) Close() error {
+	e.store.close()
+	return e.pub.Close()
+}
 
 // owned recognises files sitemapd wrote by the marker comment near their
 // start, looking inside gzip files.
@@ -251,7 +262,13 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.record, w.quiet = e.mem != nil, true
+	sw := e.newHeadStore()
+	defer func() {
+		if sw != nil {
+			sw.abort()
+		}
+	}()
+	w.record, w.quiet = e.mem != nil || sw != nil, true
 	stopProgress := e.reportProgress(w)
 	go func() {
 		w.walk("", &Group{Dir: ""})
@@ -265,6 +282,11 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		seen[g.Dir] = true
 		own = append(own, g.own...)
 		temps = append(temps, g.temps...)
+		if sw != nil && g.Err == nil {
+			for d, l := range g.listings {
+				sw.add(d, l)
+			}
+		}
 		if err := e.publishGroup(batch, g, wholeUpdate(g), w.now, rep); err != nil {
 			if err = e.groupFailed(g.Dir, err); err != nil {
 				errs = append(errs, err)
@@ -282,6 +304,17 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	}
 	if err := e.commit(batch, rep); err != nil {
 		errs = append(errs, err)
+	}
+	if sw != nil {
+		if err := sw.commit(); err != nil {
+			e.log.Warn("head store not written: the next build reads every head", zap.String("path", e.storePath), zap.Error(err))
+		}
+		sw = nil
+	}
+	if e.mem != nil {
+		// Memory holds the heads from now on.
+		e.store.close()
+		e.store = nil
 	}
 	for dir := range e.parts {
 		if !seen[dir] {

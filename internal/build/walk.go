@@ -196,9 +196,17 @@ func (w *walker) visit(v *visit) {
 	var pages []pageEntry
 	var subdirs []string // real subdirectories listed (record mode)
 	var cache *headCache
-	if w.e.mem != nil && !v.viaLink {
-		// Heads read before, of files unchanged since, are not read again.
-		cache = &headCache{l: w.e.mem.dirs[v.rel]}
+	if !v.viaLink && w.e.readsHeads() {
+		// Heads read before, of files unchanged since, are not read again:
+		// what memory holds, or else the head store.
+		var l *listing
+		if w.e.mem != nil {
+			l = w.e.mem.dirs[v.rel]
+		}
+		if l == nil {
+			l = w.e.store.listing(v.rel)
+		}
+		cache = &headCache{l: l}
 	}
 	// index.html and index.htm would both be "dir/": keep the one listed
 	// first in pages.index_files.
