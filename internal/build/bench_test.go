@@ -81,9 +81,10 @@ func benchPage(name string) string {
 }
 
 // BenchmarkHeads measures a full build of 10,000 real-looking pages with
-// the head rules off (the baseline) and on, as `sitemapd build` runs it,
-// and on in the daemon, which remembers the heads it read (target: on at
-// most 2× off on a warm cache).
+// the head rules off (the baseline) and on, as `sitemapd build` runs it:
+// reading every head, and with the head store of the build before (a new
+// engine each time, as a new process); and on in the daemon, which
+// remembers the heads it read (target: on at most 2× off on a warm cache).
 func BenchmarkHeads(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
 	for d := range 20 {
@@ -114,4 +115,19 @@ func BenchmarkHeads(b *testing.B) {
 			}
 		})
 	}
+	b.Run("on-stored", func(b *testing.B) {
+		cfg := loadConfig(b, baseConfig, root, "state_dir: "+b.TempDir()+"\n")
+		e, _ := newEngine(b, cfg)
+		if _, err := e.Build(context.Background()); err != nil { // writes the store
+			b.Fatal(err)
+		}
+		e.Close()
+		for b.Loop() {
+			e, _ := newEngine(b, cfg)
+			if _, err := e.Build(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			e.Close()
+		}
+	})
 }
