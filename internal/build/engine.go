@@ -651,8 +651,9 @@ func (e *Engine) groupFailed(dir string, err error) error {
 // for retry, so that the engine's view of what is published stays true.
 func (e *Engine) commit(batch *publish.Batch, rep *Report) error {
 	// The record of text sitemaps goes first: a text file on disk must be
-	// one it knows, whenever the process stops.
-	errs := []error{e.prepareText()}
+	// one it knows, whenever the process stops. If the record cannot be
+	// written, the text files stay as they are.
+	errs := []error{e.prepareText(batch, rep)}
 	failed, err := e.commitFiles(batch, rep)
 	e.settleText(failed)
 	errs = append(errs, err)

@@ -137,18 +137,32 @@ func (e *Engine) publishText(batch *publish.Batch, dir string, urls []sitemap.UR
 }
 
 // prepareText writes the record with the hashes of the text sitemaps about
-// to be committed added, before they are.
-func (e *Engine) prepareText() error {
+// to be committed added, before they are. If it cannot, it takes them out
+// of the batch (they keep what they hold, and are written again with the
+// group's next publish).
+func (e *Engine) prepareText(batch *publish.Batch, rep *Report) error {
 	if len(e.text.staged) == 0 {
 		return nil
 	}
+	old := maps.Clone(e.text.hashes)
 	for name, hash := range e.text.staged {
 		if !slices.Contains(e.text.hashes[name], hash) {
-			e.text.hashes[name] = append(e.text.hashes[name], hash)
+			e.text.hashes[name] = append(slices.Clone(e.text.hashes[name]), hash)
 		}
 	}
 	e.text.dirty = true
-	return e.saveText()
+	err := e.saveText()
+	if err == nil {
+		return nil
+	}
+	e.text.hashes = old
+	for name := range e.text.staged {
+		batch.Drop(name)
+		abs := filepath.Join(e.outDir, name)
+		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == abs })
+	}
+	clear(e.text.staged)
+	return fmt.Errorf("text sitemaps not written: %w", err)
 }
 
 // settleText keeps, for each text sitemap just committed, the hash of what

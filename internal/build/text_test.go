@@ -164,3 +164,41 @@ func TestTextSitemapMovesWithItsDirectory(t *testing.T) {
 		t.Errorf("record:\n%s\nwant:\n%s", rec, textRecordHeader+want)
 	}
 }
+
+// TestTextRecordUnwritable checks that text sitemaps are not written when
+// their record cannot be: they would not be known as sitemapd's after.
+// The XML sitemaps are written all the same, and the text ones follow once
+// the record can be written again.
+func TestTextRecordUnwritable(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	mustWrite(t, filepath.Join(root, "a.html"), defaultMTime)
+	cfg := loadConfig(t, baseConfig, root, "formats: [xml, txt]\n")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	record := filepath.Join(root, TextRecordName)
+	os.Remove(record)
+	os.Mkdir(record, 0o755) // in the way: the record cannot be written
+	mustWrite(t, filepath.Join(root, "b.html"), defaultMTime)
+	_, err := e.Build(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "text sitemaps not written") {
+		t.Errorf("error %v; want text sitemaps not written", err)
+	}
+	read := func(rel string) string {
+		b, _ := os.ReadFile(filepath.Join(root, rel))
+		return string(b)
+	}
+	if got := read("sitemap.txt"); got != "https://example.com/a.html\n" {
+		t.Errorf("sitemap.txt written without its record: %q", got)
+	}
+	if !strings.Contains(read("sitemap.xml"), "b.html") {
+		t.Error("sitemap.xml not written")
+	}
+	os.Remove(record)
+	mustBuild(t, e)
+	if got := read("sitemap.txt"); got != "https://example.com/a.html\nhttps://example.com/b.html\n" {
+		t.Errorf("sitemap.txt once the record can be written: %q", got)
+	}
+	if !strings.Contains(read(TextRecordName), "  sitemap.txt\n") {
+		t.Errorf("record:\n%s", read(TextRecordName))
+	}
+}

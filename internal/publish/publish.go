@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -317,6 +318,19 @@ func (p *Publisher) writeTemp(dir string, data []byte, mode fs.FileMode) (string
 		return "", fmt.Errorf("write temp file %s: %w", p.abs(tmp), err)
 	}
 	return tmp, nil
+}
+
+// Drop unstages name, removing its temp file, and reports whether it was
+// staged: its target keeps what it holds.
+func (b *Batch) Drop(name string) bool {
+	for i, s := range b.staged {
+		if s.name == name {
+			_ = b.p.root.Remove(s.tmp)
+			b.staged = slices.Delete(b.staged, i, i+1)
+			return true
+		}
+	}
+	return false
 }
 
 // Len is the number of staged files.

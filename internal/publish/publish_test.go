@@ -250,6 +250,31 @@ func TestAbortAndStaleTemps(t *testing.T) {
 	}
 }
 
+// TestDrop unstages one file of a batch: it is not written, the others are.
+func TestDrop(t *testing.T) {
+	dir := t.TempDir()
+	p := open(t, dir, Options{})
+	b := p.Begin()
+	for _, n := range []string{"a.xml", "b.xml"} {
+		if _, err := b.Put(n, []byte("MINE "+n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !b.Drop("a.xml") || b.Drop("a.xml") || b.Drop("c.xml") {
+		t.Error("Drop reports wrongly what was staged")
+	}
+	if failed, err := b.Commit(); err != nil || len(failed) > 0 {
+		t.Fatal(failed, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.xml")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a dropped file was written")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.xml")); err != nil {
+		t.Error("the file not dropped was not written")
+	}
+	noTemps(t, dir)
+}
+
 // TestReadersNeverSeePartialFiles re-reads a file while it is replaced many
 // times: every read must be one complete version.
 func TestReadersNeverSeePartialFiles(t *testing.T) {
