@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
@@ -103,8 +104,22 @@ func (w *walker) head(ent *pageEntry, rel string, dirFD int, cache *headCache) (
 	}
 	defer unix.Close(fd)
 	// Up to the size stat saw: a small page takes one read, with no
-	// second one to find the end.
-	info, err := head.Read(io.LimitReader(fdReader(fd), max(ent.size, 0)), ent.url.Loc)
+	// second one to find the end, into a buffer used again for the next
+	// page; a larger one is read as far as its head goes.
+	var info head.Info
+	if ent.size <= smallPage {
+		bp := smallPages.Get().(*[]byte)
+		var n int
+		if n, err = io.ReadFull(fdReader(fd), (*bp)[:max(ent.size, 0)]); err == io.ErrUnexpectedEOF {
+			err = nil // shrunk since its stat: read what is there
+		}
+		if err == nil {
+			info, err = head.ReadBytes((*bp)[:n], ent.url.Loc)
+		}
+		smallPages.Put(bp)
+	} else {
+		info, err = head.Read(io.LimitReader(fdReader(fd), ent.size), ent.url.Loc)
+	}
 	if err != nil {
 		e.log.Warn("listed without reading its head: read failed", zap.String("path", p), zap.Error(err))
 		ent.size = unread
@@ -137,6 +152,11 @@ func (e *Engine) headSummary(w *walker) {
 			zap.Int64("pages", n), zap.Int("limit", head.Limit))
 	}
 }
+
+// smallPage is the largest page read whole, at once.
+const smallPage = 8 << 10
+
+var smallPages = sync.Pool{New: func() any { b := make([]byte, smallPage); return &b }}
 
 // fdReader reads a file descriptor.
 type fdReader int

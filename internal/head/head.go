@@ -79,6 +79,36 @@ var langTag = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
 
 const htmlSpace = " \t\n\f\r"
 
+// ReadBytes is Read for a whole page already in memory. A page in which no
+// "<meta", "<link" or "<base" appears (in any case) can have none of those
+// elements, whatever else it holds: it is not tokenized at all.
+func ReadBytes(page []byte, pageURL string) (Info, error) {
+	if !mentions(page) {
+		return Info{}, nil
+	}
+	return Read(bytes.NewReader(page), pageURL)
+}
+
+// mentions reports whether b holds "<" followed by meta, link or base, in
+// any case: the only elements whose presence Read looks for.
+func mentions(b []byte) bool {
+	for {
+		i := bytes.IndexByte(b, '<')
+		if i < 0 || len(b)-i < 5 {
+			return false
+		}
+		var name [4]byte
+		for j := range name {
+			name[j] = b[i+1+j] | 0x20 // lower case, for letters
+		}
+		switch string(name[:]) {
+		case "meta", "link", "base":
+			return true
+		}
+		b = b[i+1:]
+	}
+}
+
 // Read reads a page's head. pageURL is the absolute URL the page is served
 // at, against which relative links resolve (or against the head's <base
 // href>); it is parsed only if the head has links. Only an error reading r

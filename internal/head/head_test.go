@@ -79,6 +79,10 @@ func TestGolden(t *testing.T) {
 			if s := format(slow); s != got {
 				t.Errorf("read a byte at a time:\n%s\nread whole:\n%s", s, got)
 			}
+			// Read from memory, as small pages are: the same outcome.
+			if whole, err := ReadBytes(src, page); err != nil || format(whole) != got {
+				t.Errorf("ReadBytes (%v):\n%s\nRead:\n%s", err, format(whole), got)
+			}
 			golden := filepath.Join("testdata", name+".golden")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -131,6 +135,28 @@ func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// TestMentions checks the test that lets a page go untokenized: no
+// "<meta", "<link" or "<base" in any case, no such element.
+func TestMentions(t *testing.T) {
+	for _, tc := range []struct {
+		page string
+		want bool
+	}{
+		{"", false},
+		{"<!doctype html><title>x</title><p>meta link base</p>", false},
+		{"<me", false},
+		{"<meta name=robots content=noindex>", true},
+		{"<title>x</title><LINK rel=canonical href=/>", true},
+		{"<BaSe href=/>", true},
+		{"<metadata>", true}, // a false alarm costs a tokenizer run only
+		{"a <-meta <:link", false},
+	} {
+		if got := mentions([]byte(tc.page)); got != tc.want {
+			t.Errorf("mentions(%q) = %v, want %v", tc.page, got, tc.want)
+		}
+	}
 }
 
 // TestReadError passes on an error from the reader: a page that could not
