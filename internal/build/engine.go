@@ -383,10 +383,10 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		}
 	}
 	// After a full publish every text sitemap of ours is a part of some
-	// group: the record keeps those only (names moved away or deleted
-	// while sitemapd was not looking go).
+	// group, or one that could not be removed: the record keeps those
+	// only (names moved away or deleted while sitemapd was not looking go).
 	for name := range e.text.hashes {
-		if !want[name] {
+		if _, err := e.pub.Stat(name); !want[name] && errors.Is(err, fs.ErrNotExist) {
 			e.textRemoved(name)
 		}
 	}
