@@ -69,9 +69,9 @@ func (c *headCache) lookup(name string, mtime, size int64) (pageHead, bool) {
 
 // head decides what a page's head does to its entry: it reads the head
 // (unless remembered for this mtime and size) and applies the rules that
-// are on. dirFD is the page's directory, open, or -1. gone is true when the file vanished meanwhile. A head that
-// cannot be read leaves the page listed, with a warning, and is read again
-// next time (size unread).
+// are on. dirFD is the page's directory, open, or -1. gone is true when
+// the file vanished meanwhile. A head that cannot be read leaves the page
+// listed, with a warning, and is read again next time (size unread).
 func (w *walker) head(ent *pageEntry, rel string, dirFD int, cache *headCache) (gone bool) {
 	if h, ok := cache.lookup(ent.name, ent.mtime, ent.size); ok {
 		ent.head = h
