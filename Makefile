@@ -36,9 +36,12 @@ e2e:
 	test/e2e.sh
 	test/container.sh
 
-# A short fuzzing run of the name -> URL -> XML chain.
+# Short fuzzing runs: the name -> URL -> XML chain, the head reader, and
+# the head store's parser.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-30s} ./internal/build/
+	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime $${FUZZTIME:-30s} ./internal/head/
+	$(GO) test -run '^$$' -fuzz FuzzHeadStore -fuzztime $${FUZZTIME:-30s} ./internal/build/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,6 +1,8 @@
 package build
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,4 +127,34 @@ func TestHeadStoreTruncated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// FuzzHeadStore opens stores of any content behind a valid header and
+// checksum, which is what a store damaged in a way the checksum misses
+// would look like: opening and every lookup must fail cleanly or succeed,
+// never panic.
+func FuzzHeadStore(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(appendString(binary.AppendUvarint(appendString(nil, "d"), 1), "a.html"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var key [32]byte
+		b := append([]byte(headStoreMagic), key[:]...)
+		b = append(b, body...)
+		b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+		path := filepath.Join(t.TempDir(), HeadStoreName)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openHeadStore(path, key)
+		if err != nil {
+			return
+		}
+		defer s.close()
+		for _, off := range s.offs {
+			dir, _, _ := readString(s.data, int(off))
+			if s.listing(dir) == nil {
+				t.Errorf("directory %q found by the scan but not by lookup", dir)
+			}
+		}
+	})
 }

@@ -168,3 +168,36 @@ func TestReadError(t *testing.T) {
 		t.Fatalf("got %v, want %v", err, boom)
 	}
 }
+
+// FuzzRead reads any bytes as a page: never a panic, never a link that is
+// not absolute http(s), and the same outcome from a reader as from memory.
+func FuzzRead(f *testing.F) {
+	pages, _ := filepath.Glob("testdata/*.html")
+	for _, p := range pages {
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		info, err := Read(bytes.NewReader(src), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := ReadBytes(src, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(src) < Limit && format(whole) != format(info) {
+			t.Errorf("ReadBytes:\n%s\nRead:\n%s", format(whole), format(info))
+		}
+		for _, a := range info.Alternates {
+			if !strings.HasPrefix(a.Href, "http://") && !strings.HasPrefix(a.Href, "https://") {
+				t.Errorf("alternate %q", a.Href)
+			}
+		}
+		for _, c := range info.Canonicals {
+			if !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
+				t.Errorf("canonical %q", c)
+			}
+		}
+	})
+}
