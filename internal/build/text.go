@@ -70,12 +70,24 @@ func (e *Engine) loadTextRecord() {
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b[len(textRecordHeader):]))
 	for sc.Scan() {
-		hash, name, ok := strings.Cut(sc.Text(), "  ")
+		line := sc.Text()
+		escaped := strings.HasPrefix(line, "\\")
+		hash, name, ok := strings.Cut(strings.TrimPrefix(line, "\\"), "  ")
+		if escaped {
+			name = nameUnescaper.Replace(name)
+		}
 		if ok && len(hash) == 64 {
 			e.text.hashes[name] = append(e.text.hashes[name], hash)
 		}
 	}
 }
+
+// A name with a backslash or a line break is written as sha256sum writes
+// it: the line starts with a backslash and the name is escaped.
+var (
+	nameEscaper   = strings.NewReplacer("\\", "\\\\", "\n", "\\n", "\r", "\\r")
+	nameUnescaper = strings.NewReplacer("\\\\", "\\", "\\n", "\n", "\\r", "\r")
+)
 
 // ownsText reports whether a text sitemap on disk is one sitemapd wrote:
 // its content is one the record lists, under any name, since a directory
@@ -197,7 +209,11 @@ func (e *Engine) saveText() error {
 	b.WriteString(textRecordHeader)
 	for _, name := range slices.Sorted(maps.Keys(e.text.hashes)) {
 		for _, h := range e.text.hashes[name] {
-			fmt.Fprintf(&b, "%s  %s\n", h, name)
+			if strings.ContainsAny(name, "\\\n\r") {
+				fmt.Fprintf(&b, "\\%s  %s\n", h, nameEscaper.Replace(name))
+			} else {
+				fmt.Fprintf(&b, "%s  %s\n", h, name)
+			}
 		}
 	}
 	if len(e.text.hashes) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,5 +201,41 @@ func TestTextRecordUnwritable(t *testing.T) {
 	}
 	if !strings.Contains(read(TextRecordName), "  sitemap.txt\n") {
 		t.Errorf("record:\n%s", read(TextRecordName))
+	}
+}
+
+// TestTextRecordStrangeNames keeps text sitemaps in directories whose
+// names hold a line break or a backslash: the record escapes them as
+// sha256sum does (and sha256sum -c reads it, where installed), and the
+// next process knows the files for its own.
+func TestTextRecordStrangeNames(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	for _, d := range []string{"line\nbreak", `back\slash`, "plain"} {
+		mustWrite(t, filepath.Join(root, d, "p.html"), defaultMTime)
+	}
+	cfg := loadConfig(t, baseConfig, root, "formats: [xml, txt]\n")
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	record, err := os.ReadFile(filepath.Join(root, TextRecordName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(record), "  line\\nbreak/sitemap.txt\n") || !strings.Contains(string(record), `  back\\slash/sitemap.txt`) {
+		t.Errorf("names not escaped:\n%s", record)
+	}
+	for _, d := range []string{"line\nbreak", `back\slash`} {
+		mustWrite(t, filepath.Join(root, d, "q.html"), defaultMTime)
+	}
+	e, _ = newEngine(t, cfg) // a new process: ownership from the record alone
+	mustBuild(t, e)
+	if b, _ := os.ReadFile(filepath.Join(root, "line\nbreak", "sitemap.txt")); !strings.Contains(string(b), "q.html") {
+		t.Errorf("text sitemap not rewritten:\n%s", b)
+	}
+	if _, err := exec.LookPath("sha256sum"); err == nil {
+		cmd := exec.Command("sha256sum", "-c", "--quiet", TextRecordName)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("sha256sum -c: %v\n%s", err, out)
+		}
 	}
 }
