@@ -10,18 +10,8 @@
 # with a warm page cache, and the ratios sitemapd/find. Three sitemapd
 # figures: the first build (everything written), a rebuild with nothing to
 # change (everything compared), and a build after all sitemaps were deleted.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-FILES=${FILES:-100000}
-RUNS=${RUNS:-5}
-WORK=${WORK:-$(mktemp -d /tmp/sitemapd-bench.XXXXXX)}
-trap 'rm -rf "$WORK"' EXIT
-
-go build -o "$WORK/sitemapd" ./cmd/sitemapd
-go build -o "$WORK/gentree" ./bench/gentree
-go build -o "$WORK/runstat" ./bench/runstat
-
-ROOT="$WORK/root"
+# shellcheck source=bench/common.sh
+source "$(dirname "$0")/common.sh"
 echo "generating $FILES files in $ROOT" >&2
 "$WORK/gentree" -files "$FILES" "$ROOT"
 cat > "$WORK/sitemapd.yaml" <<YAML

@@ -13,18 +13,8 @@
 # build after a deploy that changed nothing does. Prints the medians of
 # wall time, CPU time and peak RSS, and the ratios to off. Target: on ≤ 2×
 # off.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-FILES=${FILES:-100000}
-RUNS=${RUNS:-5}
-WORK=${WORK:-$(mktemp -d /tmp/sitemapd-bench.XXXXXX)}
-trap 'rm -rf "$WORK"' EXIT
-
-go build -o "$WORK/sitemapd" ./cmd/sitemapd
-go build -o "$WORK/gentree" ./bench/gentree
-go build -o "$WORK/runstat" ./bench/runstat
-
-ROOT="$WORK/root"
+# shellcheck source=bench/common.sh
+source "$(dirname "$0")/common.sh"
 echo "generating $FILES files in $ROOT" >&2
 "$WORK/gentree" -files "$FILES" -pages real "$ROOT"
 mkdir -p "$WORK/state"
