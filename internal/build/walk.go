@@ -373,9 +373,9 @@ func (w *walker) followLink(rel string) (st fs.FileInfo, target string, ok bool)
 
 // page maps one page file to its entry, applying excludes, rules, the
 // protocol's limits and what the page's head says (dirFD, if not -1, is
-// its directory, open). ok is false for a file
-// that is neither listed nor remembered; an entry whose head keeps it out
-// is remembered but not listed (head.hidden).
+// its directory, open). ok is false for a file that is neither listed nor
+// remembered; an entry whose head keeps it out is remembered but not
+// listed (head.hidden).
 func (w *walker) page(relDir, name, rel string, mtime time.Time, size int64, dirFD int, cache *headCache) (p pageEntry, ok bool) {
 	e := w.e
 	up := e.mapper.urlPath(relDir, name)
