@@ -7,18 +7,12 @@
 # Prints latency of one change (p50/p99 minus settle), CPU per change as a
 # fraction of a full build measured in the same run, a burst's convergence
 # time against the full build's wall time, idle CPU and resident memory.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-FILES=${FILES:-100000}
+# shellcheck source=bench/common.sh
+source "$(dirname "$0")/common.sh"
 IDLE=${IDLE:-60s}
 CHANGES=${CHANGES:-100}
-WORK=${WORK:-$(mktemp -d /tmp/sitemapd-watchbench.XXXXXX)}
-trap 'rm -rf "$WORK"' EXIT
-
-go build -o "$WORK/sitemapd" ./cmd/sitemapd
-go build -o "$WORK/gentree" ./bench/gentree
 go build -o "$WORK/watchbench" ./bench/watchbench
 echo "generating $FILES files" >&2
-"$WORK/gentree" -files "$FILES" "$WORK/root"
-find "$WORK/root" > /dev/null   # warm the caches
-"$WORK/watchbench" -sitemapd "$WORK/sitemapd" -root "$WORK/root" -changes "$CHANGES" -idle "$IDLE"
+"$WORK/gentree" -files "$FILES" "$ROOT"
+find "$ROOT" > /dev/null   # warm the caches
+"$WORK/watchbench" -sitemapd "$WORK/sitemapd" -root "$ROOT" -changes "$CHANGES" -idle "$IDLE"

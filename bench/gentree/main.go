@@ -13,11 +13,12 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/benchpage"
 )
 
 func main() {
@@ -69,7 +70,7 @@ func generate(root string, n int, seed uint64, real bool) error {
 		}
 		content := "<!doctype html><title>x</title>\n"
 		if real && strings.HasPrefix(filepath.Ext(name), ".htm") {
-			content = page(name, r.IntN(100))
+			content = benchpage.Page(name, r.IntN(100))
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			return err
@@ -80,52 +81,4 @@ func generate(root string, n int, seed uint64, real bool) error {
 		}
 	}
 	return nil
-}
-
-// body is the same 4 KB of text in every page.
-var body = "<body><main>" + strings.Repeat("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.</p>\n", 48) + "</main></body></html>\n"
-
-// page is a generated page of the kind site generators write. roll (0-99)
-// picks the 2% that say noindex and the 3% whose canonical is another page.
-func page(name string, roll int) string {
-	self := url.PathEscape(name)
-	canonical := self
-	if roll >= 2 && roll < 5 {
-		canonical = "../other-" + self
-	}
-	robots := "index, follow"
-	if roll < 2 {
-		robots = "noindex, follow"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%s | Example</title>
-<meta name="description" content="A generated page for sitemapd's benchmarks, with a head as long as real ones.">
-<meta name="robots" content="%s">
-<meta property="og:title" content="%s">
-<meta property="og:type" content="article">
-<meta property="og:image" content="https://bench.example/static/og.png">
-<meta name="twitter:card" content="summary_large_image">
-<link rel="canonical" href="%s">
-<link rel="alternate" hreflang="en" href="%s">
-<link rel="alternate" hreflang="de" href="/de/%s">
-<link rel="alternate" hreflang="x-default" href="%s">
-<link rel="icon" href="/favicon.ico">
-<link rel="preload" href="/static/font.woff2" as="font" type="font/woff2" crossorigin>
-<link rel="stylesheet" href="/static/site.css">
-<link rel="alternate" type="application/rss+xml" title="Feed" href="/feed.xml">
-<script src="/static/site.js" defer></script>
-<!-- critical styles -->
-<style>
-`, name, robots, name, canonical, self, self, self)
-	for i := range 24 {
-		fmt.Fprintf(&b, ".c%d{margin:0 auto;padding:%dpx;color:#333;font:16px/1.5 system-ui,sans-serif}\n", i, i)
-	}
-	b.WriteString("</style>\n</head>\n")
-	b.WriteString(body)
-	return b.String()
 }

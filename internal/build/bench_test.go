@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/benchpage"
 )
 
 // BenchmarkUpdate measures one incremental update after a single page
@@ -48,39 +49,8 @@ func BenchmarkUpdate(b *testing.B) {
 	})
 }
 
-// benchPage is a page as site generators write them: a head of some 2.5 KB
-// (metas, links, an inline style, a canonical link to itself, hreflang
-// alternates), then 4 KB of body.
-func benchPage(name string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%[1]s</title>
-<meta name="description" content="A page for the benchmark, with a head as long as real ones.">
-<meta name="robots" content="index, follow">
-<meta property="og:title" content="%[1]s">
-<meta property="og:image" content="https://example.com/static/og.png">
-<link rel="canonical" href="%[1]s">
-<link rel="alternate" hreflang="en" href="%[1]s">
-<link rel="alternate" hreflang="de" href="/de/%[1]s">
-<link rel="icon" href="/favicon.ico">
-<link rel="stylesheet" href="/static/site.css">
-<script src="/static/site.js" defer></script>
-<style>
-`, name)
-	for i := range 24 {
-		fmt.Fprintf(&b, ".c%d{margin:0 auto;padding:%dpx;color:#333;font:16px/1.5 system-ui,sans-serif}\n", i, i)
-	}
-	b.WriteString("</style>\n</head>\n<body>")
-	b.WriteString(strings.Repeat("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n", 64))
-	b.WriteString("</body></html>\n")
-	return b.String()
-}
-
-// BenchmarkHeads measures a full build of 10,000 real-looking pages with
+// BenchmarkHeads measures a full build of 10,000 real-looking pages (each
+// naming itself canonical) with
 // the head rules off (the baseline) and on, as `sitemapd build` runs it:
 // reading every head, and with the head store of the build before (a new
 // engine each time, as a new process); and on in the daemon, which
@@ -90,7 +60,7 @@ func BenchmarkHeads(b *testing.B) {
 	for d := range 20 {
 		for p := range 500 {
 			name := fmt.Sprintf("p%d.html", p)
-			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), benchPage(name), defaultMTime)
+			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), benchpage.Page(name, 99), defaultMTime)
 		}
 	}
 	for _, bc := range []struct {

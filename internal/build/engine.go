@@ -716,9 +716,15 @@ func (e *Engine) groupPath(dir string) string {
 
 // publishedParts lists the parts of a group that are on disk and ours.
 func (e *Engine) publishedParts(dir string) []string {
+	return e.publishedPartsOf(dir, e.cfg.SitemapName)
+}
+
+// publishedPartsOf lists the parts of the output called base in a group's
+// directory that are on disk and ours (sitemaps, or text sitemaps).
+func (e *Engine) publishedPartsOf(dir, base string) []string {
 	var names []string
 	for n := 1; ; n++ {
-		name := path.Join(dir, e.outName(config.PartName(e.cfg.SitemapName, n)))
+		name := path.Join(dir, e.outName(config.PartName(base, n)))
 		if ok, _ := e.pub.Owned(name); !ok {
 			return names
 		}

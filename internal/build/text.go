@@ -241,12 +241,5 @@ func (e *Engine) saveText() error {
 // publishedTextParts lists the text parts of a group that are on disk and
 // ours.
 func (e *Engine) publishedTextParts(dir string) []string {
-	var names []string
-	for n := 1; ; n++ {
-		name := path.Join(dir, e.outName(config.PartName(e.cfg.TextName(), n)))
-		if !e.ownsText(name) {
-			return names
-		}
-		names = append(names, name)
-	}
+	return e.publishedPartsOf(dir, e.cfg.TextName())
 }

@@ -77,6 +77,12 @@ var rawText = map[string]bool{
 // schema that sitemap xhtml:link entries validate against.
 var langTag = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
 
+// ValidHreflang reports whether an hreflang value is one a sitemap's
+// xhtml:link may carry: a language tag, or x-default.
+func ValidHreflang(v string) bool {
+	return langTag.MatchString(v) || strings.EqualFold(v, "x-default")
+}
+
 const htmlSpace = " \t\n\f\r"
 
 // ReadBytes is Read for a whole page already in memory. A page in which no
@@ -234,7 +240,7 @@ loop:
 		}
 	}
 	for _, a := range alts {
-		if !langTag.MatchString(a.Lang) && !strings.EqualFold(a.Lang, "x-default") {
+		if !ValidHreflang(a.Lang) {
 			info.Problems = append(info.Problems, fmt.Sprintf("hreflang %q ignored: not a language tag", a.Lang))
 			continue
 		}

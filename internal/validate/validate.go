@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/head"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
 
@@ -317,9 +318,6 @@ func (c *checker) loc(v string, line int) {
 	}
 }
 
-// langTag is xs:language, hreflang's type in the XHTML schema.
-var langTag = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
-
 // alternate checks an <xhtml:link> language alternate of a <url>.
 func (c *checker) alternate(t xml.StartElement, line int) {
 	attr := map[string]string{}
@@ -331,7 +329,7 @@ func (c *checker) alternate(t xml.StartElement, line int) {
 	if attr["rel"] != "alternate" {
 		c.add(line, fmt.Sprintf(`<xhtml:link rel=%q>: a sitemap's alternates have rel="alternate"`, attr["rel"]))
 	}
-	if l := attr["hreflang"]; !langTag.MatchString(l) && !strings.EqualFold(l, "x-default") {
+	if l := attr["hreflang"]; !head.ValidHreflang(l) {
 		c.add(line, fmt.Sprintf("<xhtml:link hreflang=%q>: not a language tag nor x-default", l))
 	}
 	href := attr["href"]
