@@ -108,12 +108,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	defer d.lifecycle(Lifecycle.Stopping)
 	for {
-		next, err := d.serve(ctx, cfg, sum, cfgEvents)
-		if err != nil || next == nil {
+		end, next, err := d.serve(ctx, cfg, sum, cfgEvents)
+		if err != nil || end == stopped {
 			return err
 		}
 		d.lifecycle(Lifecycle.Reloading)
-		if next != cfg {
+		if end == reloaded {
 			d.log.Info("configuration reloaded; rebuilding", zap.String("config", d.opts.ConfigPath))
 			cfg, sum = next, sha256.Sum256(mustRead(d.opts.ConfigPath))
 		}
@@ -173,13 +173,22 @@ func (d *Daemon) watchConfig() (<-chan struct{}, func()) {
 	return ch, func() { fw.Close() }
 }
 
-// serve runs one configuration until ctx is done (nil, nil), a valid new
-// configuration is loaded (it is returned), or the document root was
-// replaced (cfg itself is returned, to start again on the new directory).
-func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}) (*config.Config, error) {
+// ending is why serve returned (stopped when it returns an error).
+type ending int
+
+const (
+	stopped      ending = iota // ctx is done
+	reloaded                   // a valid new configuration was loaded: serve it
+	rootReplaced               // the document root is another directory: serve cfg again on it
+)
+
+// serve runs one configuration until ctx is done, a valid new configuration
+// is loaded (it is returned with reloaded), or the document root was
+// replaced.
+func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}) (ending, *config.Config, error) {
 	eng, err := build.New(cfg, d.log, build.WithChanges())
 	if err != nil {
-		return nil, err
+		return stopped, nil, err
 	}
 	defer eng.Close()
 
@@ -191,7 +200,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		Ignore: func(name string) bool { return name != "robots.txt" && eng.IgnoreName(name) },
 	}, d.log)
 	if err != nil {
-		return nil, err
+		return stopped, nil, err
 	}
 	defer w.Close()
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -209,7 +218,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	// serves; its runs stop (requests canceled, nothing owed lost) first.
 	notifier, err := ping.New(cfg, d.log, ping.WithVersion(d.opts.Version))
 	if err != nil {
-		return nil, err
+		return stopped, nil, err
 	}
 	defer notifier.Close()
 	nctx, stopNotify := context.WithCancel(ctx)
@@ -229,7 +238,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
 	var retry backoff
 	defer retry.stop()
-	publish := func(why string, run func() (*build.Report, error)) {
+	publish := func(why Trigger, run func() (*build.Report, error)) {
 		d.publish(eng, notifier, why, run)
 		if failed := eng.Failed(); len(failed) > 0 {
 			if delay, armed := retry.arm(); armed {
@@ -239,7 +248,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 			retry.reset()
 		}
 	}
-	publish("initial build", func() (*build.Report, error) { return eng.Build(ctx) })
+	publish(InitialBuild, func() (*build.Report, error) { return eng.Build(ctx) })
 	d.lifecycle(Lifecycle.Ready)
 	var alive <-chan time.Time
 	if d.opts.Watchdog > 0 {
@@ -257,42 +266,42 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, nil
+			return stopped, nil, nil
 		case err := <-watchDone:
 			watchDone = nil
 			if ctx.Err() != nil {
-				return nil, nil // both were ready; shutting down
+				return stopped, nil, nil // both were ready; shutting down
 			}
-			return nil, fmt.Errorf("watcher stopped: %w", err)
+			return stopped, nil, fmt.Errorf("watcher stopped: %w", err)
 		case b := <-batches:
 			if b.RootChanged {
 				// The engine holds the old directory open: start afresh.
 				d.log.Info("document root replaced; restarting on the new one", zap.String("root", cfg.Root))
-				return cfg, nil
+				return rootReplaced, nil, nil
 			}
 			switch {
 			case b.Rescan:
-				publish("rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+				publish(Rescan, func() (*build.Report, error) { return eng.Build(ctx) })
 			case robotsTouched(b) && eng.RobotsChanged():
 				// New rules may let in or keep out any page: read it all.
-				publish("robots.txt changed", func() (*build.Report, error) { return eng.Build(ctx) })
+				publish(RobotsChanged, func() (*build.Report, error) { return eng.Build(ctx) })
 			default:
-				publish("change", func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
+				publish(Change, func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
 			}
 		case <-rescan:
-			publish("periodic rescan", func() (*build.Report, error) { return eng.Build(ctx) })
+			publish(PeriodicRescan, func() (*build.Report, error) { return eng.Build(ctx) })
 		case <-alive:
 			d.lifecycle(Lifecycle.Alive)
 		case <-retry.c:
 			retry.fired()
-			publish("retry", func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
+			publish(Retry, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
 		case <-d.opts.Reload:
 			if next := d.reload(sum); next != nil {
-				return next, nil
+				return reloaded, next, nil
 			}
 		case <-cfgEvents:
 			if next := d.reload(sum); next != nil {
-				return next, nil
+				return reloaded, next, nil
 			}
 		}
 	}
@@ -334,34 +343,33 @@ func (d *Daemon) reload(current [32]byte) *config.Config {
 
 // publish runs one build and logs and reports its outcome. Errors are
 // logged, never fatal: the daemon keeps serving what it has.
-func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why string, run func() (*build.Report, error)) {
+func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why Trigger, run func() (*build.Report, error)) {
 	rep, err := run()
 	if errors.Is(err, context.Canceled) {
 		return
 	}
-	full := why != "change" && why != "retry" // a walk of the whole tree
 	if rep != nil {
 		urls := -1
-		if full {
+		if why.Full() {
 			urls = rep.URLs
 		}
-		d.metrics.Published(why, rep.Duration, urls, err)
+		d.metrics.Published(why.String(), rep.Duration, urls, err)
 	}
 	if err != nil {
-		d.log.Error("publish incomplete", zap.String("trigger", why), zap.Error(err))
+		d.log.Error("publish incomplete", zap.Stringer("trigger", why), zap.Error(err))
 	}
 	if rep == nil {
 		return
 	}
 	c := rep.Changes
-	d.log.Info("published", zap.String("trigger", why), zap.Int("groups", rep.Groups),
+	d.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
 		zap.Int("added", len(c.Added)), zap.Int("changed", len(c.Changed)), zap.Int("removed", len(c.Removed)),
 		zap.Int("files_written", len(rep.Written)), zap.Int("files_removed", len(rep.Removed)),
 		zap.Float64("seconds", rep.Duration.Seconds()))
 	if !c.Empty() || len(rep.Written)+len(rep.Removed) > 0 {
 		p := Publish{
 			Changes: c, Files: append(append([]string{}, rep.Written...), rep.Removed...), Indexes: eng.IndexURLs(),
-			Initial: why == "initial build",
+			Initial: why == InitialBuild,
 		}
 		pages := slices.Concat(c.Added, c.Changed, c.Removed)
 		if err := notifier.Note(pages, p.Indexes, len(p.Files) > 0, p.Initial); err != nil {
@@ -371,7 +379,7 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why string,
 			d.opts.Notifier.Published(p)
 		}
 	}
-	if full {
+	if why.Full() {
 		// A full walk leaves much garbage behind, and the runtime returns
 		// it to the system only slowly: give it back now, so the resident
 		// size of a daemon that mostly idles is what it keeps.

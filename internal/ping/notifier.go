@@ -196,11 +196,11 @@ func (n *Notifier) Note(pages, indexes []string, filesChanged, initial bool) err
 	n.gen++
 	for _, ep := range n.eps {
 		switch {
-		case ep.cfg.Kind == "indexnow" && !skipPages:
+		case ep.cfg.Kind == config.IndexNow && !skipPages:
 			for _, u := range pages {
 				ep.owed[u] = n.gen
 			}
-		case ep.cfg.Kind == "ping" && filesChanged && len(indexes) > 0:
+		case ep.cfg.Kind == config.Ping && filesChanged && len(indexes) > 0:
 			// The index URLs now published replace older ones: a ping
 			// says "read the index again", once.
 			clear(ep.owed)
@@ -318,12 +318,12 @@ func (n *Notifier) Plan() []Request {
 			continue
 		}
 		switch ep.cfg.Kind {
-		case "indexnow":
+		case config.IndexNow:
 			on, _ := n.onHost(urls)
 			for _, batch := range batches(on) {
 				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodPost, URL: ep.cfg.URL, URLs: batch})
 			}
-		case "ping":
+		case config.Ping:
 			for _, u := range urls {
 				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodGet, URL: pingURL(ep.cfg.URL, u)})
 			}

@@ -3,18 +3,15 @@ package ping
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"go.uber.org/zap"
@@ -69,14 +66,14 @@ func status(code int) func(http.ResponseWriter, *http.Request, int) {
 
 // setup returns a config with one endpoint of kind at url, its state in
 // stateDir (a new one if empty), and extra YAML under notify.
-func setup(t *testing.T, kind, url, stateDir, extra string) *config.Config {
+func setup(t *testing.T, kind config.EndpointKind, url, stateDir, extra string) *config.Config {
 	t.Helper()
 	root := t.TempDir()
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
 	ep := fmt.Sprintf("{name: ep, kind: %s, url: %q", kind, url)
-	if kind == "indexnow" {
+	if kind == config.IndexNow {
 		ep += ", key: " + testKey
 	}
 	yml := fmt.Sprintf("root: %q\nbase_url: https://example.com/\nstate_dir: %q\nnotify:\n  schedule: \"@every 1m\"\n  attempts: 3\n  max_backoff: 30s\n  endpoints: [%s}]\n%s",
@@ -124,8 +121,9 @@ func pages(k int) []string {
 	return out
 }
 
-// TestIndexNowStatuses follows RELIABILITY.md §7 C 35–39 and 42: what each
-// answer does to the batch, and how often it is tried.
+// TestIndexNowStatuses checks what each answer does to the batch (taken,
+// dropped as unfixable, or kept until the user or the endpoint fixes it)
+// and how often it is tried (only passing server troubles are retried).
 func TestIndexNowStatuses(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -249,7 +247,7 @@ func TestIndexNowRedirect307(t *testing.T) {
 }
 
 // TestIndexNowBatching checks the request bodies and the 10,000-URL limit
-// (RELIABILITY.md §7 C 43).
+// the protocol sets on one POST.
 func TestIndexNowBatching(t *testing.T) {
 	for _, tc := range []struct {
 		urls  int
@@ -289,7 +287,7 @@ func TestIndexNowBatching(t *testing.T) {
 }
 
 // TestCoalescing: a URL owed many times is sent once; nothing owed, nothing
-// sent (§7 C 45).
+// sent.
 func TestCoalescing(t *testing.T) {
 	srv := newRecorder(t, status(200))
 	n, _ := open(t, setup(t, "indexnow", srv.URL, "", ""), nil)
@@ -305,8 +303,9 @@ func TestCoalescing(t *testing.T) {
 }
 
 // TestPing covers the classic ping: the index URL arrives exactly after
-// query decoding (§7 C 47), and a 404 or 410 disables the endpoint until
-// its URL changes, across restarts, with one warning (§7 C 37).
+// query decoding (its & and ? are escaped, not split off), and a 404 or 410 disables
+// the endpoint until its URL changes, across restarts, with one warning:
+// retired ping URLs answer so forever.
 func TestPing(t *testing.T) {
 	const index = "https://example.com/a&b?c=d/caf\u00e9/sitemap_index.xml"
 	srv := newRecorder(t, status(200))
@@ -358,274 +357,4 @@ func TestPing(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestHungServer: a server that never answers costs one timeout per
-// attempt, and the URLs stay owed (§7 C 40). Canceling the run ends it.
-func TestHungServer(t *testing.T) {
-	release := make(chan struct{})
-	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	})
-	defer close(release)
-	n, _ := open(t, setup(t, "indexnow", srv.URL, "", "  timeout: 200ms\n"), nil)
-	n.Note(pages(1), nil, true, false)
-	res := n.Flush(context.Background())
-	if res[0].Err == nil || res[0].Owed != 1 || len(srv.requests()) != 3 {
-		t.Errorf("result %+v after %d requests, want a timeout error, 1 owed, 3 attempts", res[0], len(srv.requests()))
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	n2, _ := open(t, setup(t, "indexnow", srv.URL, "", "  timeout: 1h\n"), nil)
-	n2.Note(pages(1), nil, true, false)
-	done := make(chan []Result)
-	go func() { done <- n2.Flush(ctx) }()
-	for len(srv.requests()) < 4 {
-		time.Sleep(10 * time.Millisecond)
-	}
-	cancel()
-	if res := <-done; !errors.Is(res[0].Err, context.Canceled) || res[0].Owed != 1 {
-		t.Errorf("canceled run: %+v", res[0])
-	}
-}
-
-// TestHugeBody: at most maxBody bytes of an endless answer are read (§7 C
-// 41); the server sees its connection closed long before it is done.
-func TestHugeBody(t *testing.T) {
-	wrote := make(chan int64, 1)
-	srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
-		w.WriteHeader(400)
-		chunk := make([]byte, 32<<10)
-		var total int64
-		for total < 100<<20 {
-			k, err := w.Write(chunk)
-			total += int64(k)
-			if err != nil {
-				break
-			}
-		}
-		wrote <- total
-	})
-	n, logs := open(t, setup(t, "indexnow", srv.URL, "", ""), nil)
-	n.Note(pages(1), nil, true, false)
-	n.Flush(context.Background())
-	if total := <-wrote; total >= 100<<20 {
-		t.Errorf("the client read all %d bytes", total)
-	}
-	for _, e := range logs.FilterMessageSnippet("dropped").All() {
-		if b, ok := e.ContextMap()["body"].(string); !ok || len(b) > logBody {
-			t.Errorf("logged body of %d bytes, want at most %d", len(b), logBody)
-		}
-	}
-}
-
-// TestNetworkDown: connection refused is retried, then waits for the next
-// run without loss (§7 C 48).
-func TestNetworkDown(t *testing.T) {
-	srv := newRecorder(t, status(200))
-	addr := srv.URL
-	srv.Close()
-	s := &sleeps{}
-	n, _ := open(t, setup(t, "indexnow", addr, "", ""), s)
-	n.Note(pages(2), nil, true, false)
-	if res := n.Flush(context.Background()); res[0].Err == nil || res[0].Owed != 2 {
-		t.Errorf("result %+v", res[0])
-	}
-	if len(s.d) != 2 {
-		t.Errorf("waits %v, want 2 (3 attempts)", s.d)
-	}
-	st := n.Stats()[0]
-	if st.Attempts != 3 || st.Failures != 3 || st.Owed != 2 || st.LastError == "" {
-		t.Errorf("stats %+v", st)
-	}
-}
-
-// TestBackoff: full jitter within [0, min(cap, base·2^(n-1))].
-func TestBackoff(t *testing.T) {
-	n, _ := open(t, setup(t, "indexnow", "http://127.0.0.1:1/", "", ""), nil)
-	for attempt := 1; attempt <= 40; attempt++ {
-		ceiling := min(30*time.Second, time.Second<<min(attempt-1, 30))
-		var top time.Duration
-		for range 200 {
-			d := n.backoff(attempt)
-			if d < 0 || d > ceiling {
-				t.Fatalf("attempt %d: wait %v outside [0, %v]", attempt, d, ceiling)
-			}
-			top = max(top, d)
-		}
-		if top < ceiling/2 {
-			t.Errorf("attempt %d: 200 waits all below %v: no jitter over the range", attempt, ceiling/2)
-		}
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		h    string
-		want time.Duration
-	}{
-		{"", 0}, {"2", 2 * time.Second}, {" 120 ", 2 * time.Minute}, {"0", 0}, {"-5", 0}, {"soon", 0},
-		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
-		{"99999999999999999", 365 * 24 * time.Hour},
-	} {
-		if got := retryAfter(tc.h, now); got != tc.want {
-			t.Errorf("retryAfter(%q) = %v, want %v", tc.h, got, tc.want)
-		}
-	}
-}
-
-// TestStatePersists: what is owed survives a restart; a corrupt state file
-// is moved aside with a warning, and a second process is refused.
-func TestStatePersists(t *testing.T) {
-	state := t.TempDir()
-	srv := newRecorder(t, status(503))
-	cfg := setup(t, "indexnow", srv.URL, state, "")
-	n, _ := open(t, cfg, nil)
-	n.Note(pages(3), nil, true, false)
-	n.Flush(context.Background())
-	if _, err := New(cfg, nil); !errors.Is(err, ErrLocked) {
-		t.Errorf("second New on the same state: %v, want ErrLocked", err)
-	}
-	n.Close()
-	n2, _ := open(t, cfg, nil)
-	if got := n2.Stats()[0].Owed; got != 3 {
-		t.Errorf("%d owed after a restart, want 3", got)
-	}
-	n2.Close()
-
-	for _, bad := range []string{"{not json", `{"version": 99, "endpoints": {}}`} {
-		os.WriteFile(filepath.Join(state, StateFile), []byte(bad), 0o600)
-		n3, logs := open(t, cfg, nil)
-		if got := n3.Stats()[0].Owed; got != 0 {
-			t.Errorf("%d owed from a corrupt state", got)
-		}
-		if logs.FilterMessageSnippet("moved it aside").Len() != 1 {
-			t.Errorf("no warning about the corrupt state; logs %v", messages(logs))
-		}
-		n3.Close()
-		aside, _ := filepath.Glob(filepath.Join(state, StateFile+".corrupt-*"))
-		if len(aside) == 0 {
-			t.Error("the corrupt state file was not kept aside")
-		}
-		for _, a := range aside {
-			os.Remove(a)
-		}
-	}
-}
-
-// TestFirstRun: on a site never notified, the first build's URLs are not
-// submitted (the sitemaps announce them); the index is pinged.
-func TestFirstRun(t *testing.T) {
-	srv := newRecorder(t, status(200))
-	cfg := setup(t, "indexnow", srv.URL, "", "")
-	core, _ := observer.New(zap.InfoLevel)
-	n, err := New(cfg, zap.New(core))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
-	n.Note(pages(5), []string{"https://example.com/sitemap_index.xml"}, true, true)
-	if got := n.Stats()[0].Owed; got != 0 {
-		t.Errorf("%d URLs owed after the first build of a new site, want 0", got)
-	}
-	n.Note(pages(2), nil, true, false)
-	if got := n.Stats()[0].Owed; got != 2 {
-		t.Errorf("%d URLs owed after a later change, want 2", got)
-	}
-}
-
-// TestPlan: a dry run lists the requests and sends nothing.
-func TestPlan(t *testing.T) {
-	srv := newRecorder(t, status(200))
-	n, _ := open(t, setup(t, "indexnow", srv.URL, "", ""), nil)
-	n.Note(pages(10_001), nil, true, false)
-	plan := n.Plan()
-	if len(plan) != 2 || len(plan[0].URLs) != 10_000 || plan[1].Method != http.MethodPost {
-		t.Errorf("plan %+v", plan)
-	}
-	if len(srv.requests()) != 0 {
-		t.Error("Plan sent requests")
-	}
-}
-
-// roundTripper answers in memory. Only the schedule test uses it: inside
-// a synctest bubble, fake time stands still while a goroutine waits on a
-// real socket, so the HTTP exchange itself is tested above, on 127.0.0.1.
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// TestSchedule runs the cron loop on fake time: a run per period, nothing
-// sent when nothing is owed, a run still going when the next is due skips
-// that turn, a panic is survived, and cancel stops it all (§7 D 52).
-func TestSchedule(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		cfg := setup(t, "indexnow", "http://127.0.0.1:1/", "", "")
-		n, logs := open(t, cfg, nil)
-		var mu sync.Mutex
-		calls, running, most := 0, 0, 0
-		hold := make(chan struct{})
-		n.client.Transport = roundTripper(func(r *http.Request) (*http.Response, error) {
-			mu.Lock()
-			calls++
-			running++
-			most = max(most, running)
-			k := calls
-			mu.Unlock()
-			defer func() { mu.Lock(); running--; mu.Unlock() }()
-			switch k {
-			case 1:
-				<-hold // outlives two periods
-			case 2:
-				panic("boom")
-			}
-			return &http.Response{StatusCode: 200, Body: http.NoBody, Header: http.Header{}}, nil
-		})
-		count := func() int { mu.Lock(); defer mu.Unlock(); return calls }
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { done <- n.Run(ctx) }()
-
-		time.Sleep(90 * time.Second)
-		synctest.Wait()
-		if got := count(); got != 0 {
-			t.Fatalf("%d requests with nothing owed", got)
-		}
-		n.Note(pages(1), nil, true, false)
-		time.Sleep(60 * time.Second) // one run starts and hangs
-		synctest.Wait()
-		time.Sleep(120 * time.Second) // two turns come while it runs
-		synctest.Wait()
-		if got := count(); got != 1 {
-			t.Errorf("%d requests while the first run hangs, want 1", got)
-		}
-		close(hold)
-		synctest.Wait()
-		n.Note(pages(2), nil, true, false)
-		time.Sleep(60 * time.Second) // this run panics
-		synctest.Wait()
-		time.Sleep(60 * time.Second) // and the next one delivers
-		synctest.Wait()
-		if got := count(); got != 3 {
-			t.Errorf("%d requests, want 3", got)
-		}
-		if most != 1 {
-			t.Errorf("%d runs at once, want 1", most)
-		}
-		if logs.FilterMessageSnippet("panic").Len() == 0 {
-			t.Errorf("the panic was not logged: %v", messages(logs))
-		}
-		if got := n.Stats()[0].Owed; got != 0 {
-			t.Errorf("%d still owed", got)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/config"
 )
 
 // IndexNowBatch is the most URLs one IndexNow POST may carry.
@@ -66,9 +68,9 @@ func (n *Notifier) send(ctx context.Context, ep *endpoint) Result {
 	urls, gens := n.snapshot(ep)
 	if len(urls) > 0 {
 		switch ep.cfg.Kind {
-		case "indexnow":
+		case config.IndexNow:
 			res.Sent, res.Err = n.sendIndexNow(ctx, ep, urls, gens)
-		case "ping":
+		case config.Ping:
 			res.Sent, res.Err = n.sendPing(ctx, ep, urls, gens)
 		}
 	}
@@ -132,7 +134,7 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 	total := 0
 	for _, batch := range batches(on) {
 		body, err := json.Marshal(indexNowBody{
-			Host: n.host(), Key: ep.cfg.Key, KeyLocation: n.cfg.BaseURL + ep.cfg.Key + ".txt", URLList: batch,
+			Host: n.host(), Key: ep.cfg.Key, KeyLocation: n.cfg.BaseURL + ep.cfg.KeyFile(), URLList: batch,
 		})
 		if err != nil {
 			return total, err
@@ -166,8 +168,13 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 	return total, nil
 }
 
-// indexNowOutcome maps a response (RELIABILITY.md §4.2) to what happens to
-// its batch, with the reason to log.
+// indexNowOutcome maps a response to what happens to its batch, with the
+// reason to log. 200 and 202 are taken (202: the key is still being
+// checked). 400 is a malformed request, which sending again cannot fix, so
+// the batch is dropped. 403 (key not valid) and 422 (URLs not of the host,
+// or key and key file disagree) are configuration or hosting faults the
+// user can fix, and the URLs stay owed until then; so do they on any other
+// answer (a failing endpoint, a redirected POST, a status not expected).
 func indexNowOutcome(status int, err error) (outcome, string) {
 	switch {
 	case err != nil:
@@ -297,8 +304,10 @@ func (n *Notifier) exchange(ep *endpoint, req *http.Request) (status int, body [
 	return resp.StatusCode, body, retryAfter(resp.Header.Get("Retry-After"), time.Now()), nil
 }
 
-// retryable reports the statuses worth another attempt (RELIABILITY.md
-// §4.3): 408, 429 and 5xx except 501.
+// retryable reports the statuses worth another attempt within a run: 408
+// (the server timed out), 429 (too many requests) and 5xx, which are
+// passing troubles of the server, except 501, which says it will never
+// handle the request.
 func retryable(status int) bool {
 	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests ||
 		(status >= 500 && status != http.StatusNotImplemented)

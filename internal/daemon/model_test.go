@@ -1,0 +1,192 @@
+package daemon
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestModel runs random sequences of the operations a real server sees and
+// checks, once the daemon is idle, that its files equal a fresh full build.
+func TestModel(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			// Every feature that writes files is on: text sitemaps too.
+			h := start(t, "formats: [xml, txt]\n")
+			m := &model{h: h, r: rand.New(rand.NewPCG(seed, seed))}
+			for i := range 60 {
+				m.step(i)
+				if i%20 == 19 {
+					h.sync()
+				}
+			}
+			h.sync()
+			h.checkOracle()
+		})
+	}
+}
+
+type model struct {
+	h *harness
+	r *rand.Rand
+	n int
+}
+
+var dirs = []string{"", "a", "a/b", "a/b/c", "blog", "blog/2024", "docs", "x y", "caf\u00e9"}
+
+func (m *model) dir() string {
+	d := dirs[m.r.IntN(len(dirs))]
+	return d
+}
+
+func (m *model) name() string {
+	m.n++
+	return fmt.Sprintf("p%d.html", m.n)
+}
+
+// existing returns a random page or directory below the root, or "".
+func (m *model) existing(wantDir bool) string {
+	var found []string
+	filepath.WalkDir(m.h.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == m.h.root {
+			return nil
+		}
+		rel, _ := filepath.Rel(m.h.root, p)
+		if d.IsDir() == wantDir && !strings.Contains(d.Name(), "sitemap") {
+			found = append(found, rel)
+		}
+		return nil
+	})
+	if len(found) == 0 {
+		return ""
+	}
+	return found[m.r.IntN(len(found))]
+}
+
+// step performs one random operation and logs it, so that a failure
+// names the sequence that led to it.
+func (m *model) step(i int) {
+	h, r := m.h, m.r
+	logf := func(format string, args ...any) { h.t.Logf("step %d: "+format, append([]any{i}, args...)...) }
+	if i == 30 { // once per sequence, a burst of thousands
+		d := filepath.Join(m.dir(), "bigburst")
+		logf("write 2000 files in %s", d)
+		for j := range 2000 {
+			h.write(filepath.Join(d, fmt.Sprintf("d%d/f%d.html", j%10, j)))
+		}
+		return
+	}
+	switch op := r.IntN(14); op {
+	case 0, 1: // create
+		f := filepath.Join(m.dir(), m.name())
+		logf("create %s", f)
+		h.write(f)
+	case 2: // write again with a new mtime
+		if f := m.existing(false); f != "" {
+			logf("rewrite %s", f)
+			h.write(f)
+			mt := time.Now().Add(-time.Duration(1+r.IntN(1000)) * time.Second) // past: a future mtime has no lastmod until it passes
+			os.Chtimes(h.path(f), mt, mt)
+		}
+	case 3: // delete
+		if f := m.existing(false); f != "" {
+			logf("rm %s", f)
+			os.Remove(h.path(f))
+		}
+	case 4: // rename a file, maybe across directories
+		if f := m.existing(false); f != "" {
+			to := filepath.Join(m.dir(), m.name())
+			logf("mv %s %s", f, to)
+			os.MkdirAll(filepath.Dir(h.path(to)), 0o755)
+			os.Rename(h.path(f), h.path(to))
+		}
+	case 5: // rename a directory
+		if d := m.existing(true); d != "" {
+			to := filepath.Join(filepath.Dir(d), fmt.Sprintf("moved%d", i))
+			logf("mv %s/ %s/", d, to)
+			os.Rename(h.path(d), h.path(to))
+		}
+	case 6: // move a pre-populated tree in from outside
+		src := filepath.Join(h.dir, "outside", fmt.Sprintf("tree%d", i))
+		for _, f := range []string{"t/a.html", "t/u/b.html", "t/u/v/c.html"} {
+			p := filepath.Join(src, f)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte("x"), 0o644)
+		}
+		to := filepath.Join(m.dir(), fmt.Sprintf("in%d", i))
+		logf("mv outside/tree%d/ %s/", i, to)
+		os.Rename(src, h.path(to))
+	case 7: // move a tree out
+		if d := m.existing(true); d != "" {
+			logf("mv %s/ outside/out%d/", d, i)
+			os.Rename(h.path(d), filepath.Join(h.dir, "outside", fmt.Sprintf("out%d", i)))
+		}
+	case 8: // mkdir -p and write at once
+		d := filepath.Join(m.dir(), fmt.Sprintf("new%d/deep/er", i))
+		logf("mkdir -p %s; write a.html there and b.html above", d)
+		h.write(filepath.Join(d, "a.html"))
+		h.write(filepath.Join(filepath.Dir(d), "b.html"))
+	case 9: // a vim save (backupcopy=no)
+		if f := m.existing(false); f != "" {
+			logf("vim save %s", f)
+			p := h.path(f)
+			probe := filepath.Join(filepath.Dir(p), "4913")
+			os.WriteFile(probe, nil, 0o644)
+			os.Remove(probe)
+			os.WriteFile(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".swp"), []byte("swap"), 0o644)
+			os.Rename(p, p+"~")
+			os.WriteFile(p, []byte("saved"), 0o644)
+			os.Remove(p + "~")
+			os.Remove(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".swp"))
+		}
+	case 10: // a burst of files
+		d := filepath.Join(m.dir(), fmt.Sprintf("burst%d", i))
+		logf("write 300 files in %s", d)
+		for j := range 300 {
+			h.write(filepath.Join(d, fmt.Sprintf("f%d.html", j)))
+		}
+	case 12: // new robots.txt rules, or none
+		if r.IntN(3) == 0 {
+			logf("rm robots.txt")
+			os.Remove(h.path("robots.txt"))
+			break
+		}
+		d := m.dir()
+		logf("robots.txt: Disallow /%s/", d)
+		os.WriteFile(h.path("robots.txt"), []byte("User-agent: *\nDisallow: /"+(&url.URL{Path: d}).EscapedPath()+"/\n"), 0o644)
+	case 13: // a new head: what it says decides whether and how the page is listed
+		if f := m.existing(false); f != "" {
+			heads := []string{
+				`<meta name="robots" content="noindex">`,
+				`<link rel="canonical" href="/elsewhere.html">`,
+				`<link rel="canonical" href="` + filepath.Base(f) + `">`, // itself
+				`<link rel="alternate" hreflang="de" href="/de/` + filepath.Base(f) + `"><link rel="alternate" hreflang="x-default" href="/">`,
+				`<title>plain</title>`,
+			}
+			head := heads[r.IntN(len(heads))]
+			logf("write %s: %s", f, head)
+			if err := os.WriteFile(h.path(f), []byte("<!doctype html><head>"+head+"</head>"), 0o644); err != nil {
+				h.t.Fatal(err)
+			}
+		}
+	case 11: // chmod: an event (IN_ATTRIB) that changes no sitemap
+		dir := r.IntN(2) == 0
+		if f := m.existing(dir); f != "" {
+			mode := os.FileMode(0o600)
+			if dir {
+				mode = 0o711 // still readable by the daemon's user
+			}
+			logf("chmod %o %s", mode, f)
+			os.Chmod(h.path(f), mode)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package daemon
+
+// Trigger is what started a publish. Its String is logged as "trigger" and
+// is the trigger label of the publish metrics, so those spellings are kept
+// as they are.
+type Trigger int
+
+const (
+	// InitialBuild is the first build after a start or reload.
+	InitialBuild Trigger = iota
+	// Change is a batch of watched changes, rebuilt incrementally.
+	Change
+	// Rescan is a batch whose events were lost: the tree is read again.
+	Rescan
+	// RobotsChanged is a new robots.txt, whose rules may let in or keep
+	// out any page.
+	RobotsChanged
+	// PeriodicRescan is watch.rescan's full walk.
+	PeriodicRescan
+	// Retry builds again the groups that failed.
+	Retry
+)
+
+var triggerNames = [...]string{
+	InitialBuild:   "initial build",
+	Change:         "change",
+	Rescan:         "rescan",
+	RobotsChanged:  "robots.txt changed",
+	PeriodicRescan: "periodic rescan",
+	Retry:          "retry",
+}
+
+func (t Trigger) String() string {
+	if t >= 0 && int(t) < len(triggerNames) {
+		return triggerNames[t]
+	}
+	return "unknown"
+}
+
+// Full reports whether the publish walks the whole tree: all but Change and
+// Retry, which rebuild only the groups they name.
+func (t Trigger) Full() bool { return t != Change && t != Retry }

@@ -1,0 +1,167 @@
+package ping
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// TestStatePersists: what is owed survives a restart; a corrupt state file
+// is moved aside with a warning, and a second process is refused.
+func TestStatePersists(t *testing.T) {
+	state := t.TempDir()
+	srv := newRecorder(t, status(503))
+	cfg := setup(t, "indexnow", srv.URL, state, "")
+	n, _ := open(t, cfg, nil)
+	n.Note(pages(3), nil, true, false)
+	n.Flush(context.Background())
+	if _, err := New(cfg, nil); !errors.Is(err, ErrLocked) {
+		t.Errorf("second New on the same state: %v, want ErrLocked", err)
+	}
+	n.Close()
+	n2, _ := open(t, cfg, nil)
+	if got := n2.Stats()[0].Owed; got != 3 {
+		t.Errorf("%d owed after a restart, want 3", got)
+	}
+	n2.Close()
+
+	for _, bad := range []string{"{not json", `{"version": 99, "endpoints": {}}`} {
+		os.WriteFile(filepath.Join(state, StateFile), []byte(bad), 0o600)
+		n3, logs := open(t, cfg, nil)
+		if got := n3.Stats()[0].Owed; got != 0 {
+			t.Errorf("%d owed from a corrupt state", got)
+		}
+		if logs.FilterMessageSnippet("moved it aside").Len() != 1 {
+			t.Errorf("no warning about the corrupt state; logs %v", messages(logs))
+		}
+		n3.Close()
+		aside, _ := filepath.Glob(filepath.Join(state, StateFile+".corrupt-*"))
+		if len(aside) == 0 {
+			t.Error("the corrupt state file was not kept aside")
+		}
+		for _, a := range aside {
+			os.Remove(a)
+		}
+	}
+}
+
+// TestFirstRun: on a site never notified, the first build's URLs are not
+// submitted (the sitemaps announce them); the index is pinged.
+func TestFirstRun(t *testing.T) {
+	srv := newRecorder(t, status(200))
+	cfg := setup(t, "indexnow", srv.URL, "", "")
+	core, _ := observer.New(zap.InfoLevel)
+	n, err := New(cfg, zap.New(core))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	n.Note(pages(5), []string{"https://example.com/sitemap_index.xml"}, true, true)
+	if got := n.Stats()[0].Owed; got != 0 {
+		t.Errorf("%d URLs owed after the first build of a new site, want 0", got)
+	}
+	n.Note(pages(2), nil, true, false)
+	if got := n.Stats()[0].Owed; got != 2 {
+		t.Errorf("%d URLs owed after a later change, want 2", got)
+	}
+}
+
+// TestPlan: a dry run lists the requests and sends nothing.
+func TestPlan(t *testing.T) {
+	srv := newRecorder(t, status(200))
+	n, _ := open(t, setup(t, "indexnow", srv.URL, "", ""), nil)
+	n.Note(pages(10_001), nil, true, false)
+	plan := n.Plan()
+	if len(plan) != 2 || len(plan[0].URLs) != 10_000 || plan[1].Method != http.MethodPost {
+		t.Errorf("plan %+v", plan)
+	}
+	if len(srv.requests()) != 0 {
+		t.Error("Plan sent requests")
+	}
+}
+
+// roundTripper answers in memory. Only the schedule test uses it: inside
+// a synctest bubble, fake time stands still while a goroutine waits on a
+// real socket, so the HTTP exchange itself is tested above, on 127.0.0.1.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestSchedule runs the cron loop on fake time: a run per period, nothing
+// sent when nothing is owed, a run still going when the next is due skips
+// that turn, a panic is survived, and cancel stops it all.
+func TestSchedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := setup(t, "indexnow", "http://127.0.0.1:1/", "", "")
+		n, logs := open(t, cfg, nil)
+		var mu sync.Mutex
+		calls, running, most := 0, 0, 0
+		hold := make(chan struct{})
+		n.client.Transport = roundTripper(func(r *http.Request) (*http.Response, error) {
+			mu.Lock()
+			calls++
+			running++
+			most = max(most, running)
+			k := calls
+			mu.Unlock()
+			defer func() { mu.Lock(); running--; mu.Unlock() }()
+			switch k {
+			case 1:
+				<-hold // outlives two periods
+			case 2:
+				panic("boom")
+			}
+			return &http.Response{StatusCode: 200, Body: http.NoBody, Header: http.Header{}}, nil
+		})
+		count := func() int { mu.Lock(); defer mu.Unlock(); return calls }
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- n.Run(ctx) }()
+
+		time.Sleep(90 * time.Second)
+		synctest.Wait()
+		if got := count(); got != 0 {
+			t.Fatalf("%d requests with nothing owed", got)
+		}
+		n.Note(pages(1), nil, true, false)
+		time.Sleep(60 * time.Second) // one run starts and hangs
+		synctest.Wait()
+		time.Sleep(120 * time.Second) // two turns come while it runs
+		synctest.Wait()
+		if got := count(); got != 1 {
+			t.Errorf("%d requests while the first run hangs, want 1", got)
+		}
+		close(hold)
+		synctest.Wait()
+		n.Note(pages(2), nil, true, false)
+		time.Sleep(60 * time.Second) // this run panics
+		synctest.Wait()
+		time.Sleep(60 * time.Second) // and the next one delivers
+		synctest.Wait()
+		if got := count(); got != 3 {
+			t.Errorf("%d requests, want 3", got)
+		}
+		if most != 1 {
+			t.Errorf("%d runs at once, want 1", most)
+		}
+		if logs.FilterMessageSnippet("panic").Len() == 0 {
+			t.Errorf("the panic was not logged: %v", messages(logs))
+		}
+		if got := n.Stats()[0].Owed; got != 0 {
+			t.Errorf("%d still owed", got)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+}
