@@ -39,9 +39,9 @@ e2e:
 # Short fuzzing runs: the name -> URL -> XML chain, the head reader, and
 # the head store's parser.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-30s} ./internal/build/
+	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-30s} ./internal/scan/
 	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime $${FUZZTIME:-30s} ./internal/head/
-	$(GO) test -run '^$$' -fuzz FuzzHeadStore -fuzztime $${FUZZTIME:-30s} ./internal/build/
+	$(GO) test -run '^$$' -fuzz FuzzHeadStore -fuzztime $${FUZZTIME:-30s} ./internal/scan/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

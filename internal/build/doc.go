@@ -1,25 +1,27 @@
-// Package build turns a document root into published sitemaps.
+// Package build turns a document root into published sitemaps: it is
+// where a walk's groups of URLs (package scan) become sitemap files
+// (package sitemap), written atomically (package publish), listed in the
+// root index, and remembered (package tree) for the next change.
 //
-// The work has three parts, kept apart so the daemon can reuse each:
+// Engine.Build reads the whole tree; Engine.Update and Engine.Rebuild read
+// only the groups a change touched, so a change costs work in proportion
+// to its group (with WithChanges, to its directory), not to the site.
+// Every publish, full or not, ends in the same finishing step: commit the
+// groups' files, then the index, the files beside it, the removal of
+// outputs nothing claims any more, and the record of text sitemaps.
 //
-//   - the walk (walk.go) reads directories in parallel and maps page files
-//     to URLs (urls.go) through the filters (filter.go, robots.go) and what
-//     each page's head says (head.go, with package head; the heads of
-//     unchanged files come from memory or the head store, headstore.go),
-//     producing one Group per sitemap group;
-//   - the model is the Group: a directory and its URLs, sorted by Loc,
-//     from which the sitemap bytes follow purely (package sitemap);
-//   - the write path (Engine.publishGroup, publishIndex) stages changed
-//     files in a publish.Batch and commits them atomically; text sitemaps
-//     (text.go) go with their XML ones, under a record of their hashes.
+// Three invariants hold after every publish, and the tests check them:
 //
-// Engine.Build runs all three over the whole tree; Engine.Rebuild re-reads
-// only the groups named (Engine.GroupOf maps a directory to its group), so a
-// change costs work in proportion to its group, not to the site. Either
-// way, the files on disk afterwards equal those a fresh full build of the
-// same tree writes.
+//   - incremental = full: the files on disk equal those a fresh full build
+//     of the same tree writes;
+//   - the engine's picture of what is published (each group's parts, the
+//     daemon's memory of the tree) changes only once the files that show
+//     it are committed, so a publish that fails leaves it true;
+//   - ownership: no file sitemapd did not write is replaced or removed
+//     (sitemaps carry a marker; text sitemaps are in a record, package
+//     textrecord; key files hold the key).
 //
-// Limits: symlinked directories are listed under the link's path but never
-// start a group of their own; a group is the unit of failure, so a group
-// that cannot be read keeps its published sitemap until it can.
+// Limits: a group is the unit of failure, so a group that cannot be read
+// or written keeps its published sitemap until it can, and is listed by
+// Failed for a retry. An Engine is used by one goroutine at a time.
 package build

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
 )
 
@@ -182,7 +183,7 @@ func TestFutureMTime(t *testing.T) {
 	future := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	os.Chtimes(filepath.Join(root, "a.html"), future, future)
 	cfg := loadConfig(t, baseConfig, root, "")
-	e, logs := newEngine(t, cfg, WithClock(func() time.Time { return time.Date(2029, 12, 31, 0, 0, 0, 0, time.UTC) }))
+	e, logs := newEngine(t, cfg, withClock(func() time.Time { return time.Date(2029, 12, 31, 0, 0, 0, 0, time.UTC) }))
 	mustBuild(t, e)
 	if sm := read(t, filepath.Join(root, "sitemap.xml")); strings.Contains(sm, "<lastmod>2030") || !strings.Contains(sm, "a.html</loc></url>") {
 		t.Errorf("future mtime listed as lastmod:\n%s", sm)
@@ -210,7 +211,7 @@ func TestRebuildEqualsFullBuild(t *testing.T) {
 
 	var dirs []string
 	for _, d := range []string{"blog/2024", "docs", "old", "fresh", ""} {
-		dirs = append(dirs, e.GroupOf(d))
+		dirs = append(dirs, e.depth.GroupOf(d))
 	}
 	rep, err := e.Rebuild(context.Background(), dirs)
 	if err != nil {
@@ -235,21 +236,6 @@ func TestRebuildEqualsFullBuild(t *testing.T) {
 	}
 	if len(before) != len(after) {
 		t.Errorf("%d outputs after rebuild, %d after full build", len(before), len(after))
-	}
-}
-
-func TestGroupOf(t *testing.T) {
-	for depth, want := range map[int][]string{
-		0: {"", "", "", ""},
-		1: {"", "a", "a", "a"},
-		2: {"", "a", "a/b", "a/b"},
-	} {
-		e := &Engine{cfg: &config.Config{Depth: depth}}
-		for i, d := range []string{"", "a", "a/b", "a/b/c"} {
-			if got := e.GroupOf(d); got != want[i] {
-				t.Errorf("depth %d: GroupOf(%q) = %q, want %q", depth, d, got, want[i])
-			}
-		}
 	}
 }
 
@@ -333,7 +319,7 @@ func TestUpdateFromMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := rep.Changes
-	want := Changes{
+	want := tree.Changes{
 		Added:   []string{"https://example.com/blog/2024/new/deeper/n.html"},
 		Changed: []string{"https://example.com/blog/a.html"},
 		Removed: []string{"https://example.com/blog/2024/old/c.html"},
@@ -574,7 +560,7 @@ func TestStylesheet(t *testing.T) {
 		}
 	}
 	xsdtest.Validate(t, filepath.Join(root, "sitemap.xml"), filepath.Join(root, "blog/sitemap.xml"))
-	if !exists(filepath.Join(root, StylesheetName)) {
+	if !exists(filepath.Join(root, config.StylesheetFile)) {
 		t.Fatal("no stylesheet written")
 	}
 	if rep := mustBuild(t, e); len(rep.Written) != 0 {
@@ -587,7 +573,7 @@ func TestStylesheet(t *testing.T) {
 		}
 		t.Skip("xsltproc not installed")
 	}
-	out, err := exec.Command(xsltproc, filepath.Join(root, StylesheetName), filepath.Join(root, "blog/sitemap.xml")).CombinedOutput()
+	out, err := exec.Command(xsltproc, filepath.Join(root, config.StylesheetFile), filepath.Join(root, "blog/sitemap.xml")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("xsltproc: %v\n%s", err, out)
 	}

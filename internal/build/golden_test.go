@@ -16,6 +16,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/textrecord"
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
 )
 
@@ -59,7 +61,7 @@ func TestGolden(t *testing.T) {
 			sort.Strings(files)
 			xsdtest.Validate(t, files...)
 			for name, b := range textOutputs(t, cfg, root) {
-				if name == TextRecordName {
+				if name == textrecord.Name {
 					got[url.PathEscape(name)] = b
 					continue
 				}
@@ -70,8 +72,8 @@ func TestGolden(t *testing.T) {
 				}
 				var locs []string
 				for line := range strings.SplitSeq(string(plain(t, xmlName, outs[xmlName])), "\n") {
-					if loc, ok := between([]byte(line), "<loc>", "</loc>"); ok {
-						locs = append(locs, unescapeXML(loc)+"\n")
+					if loc, ok := between(line, "<loc>", "</loc>"); ok {
+						locs = append(locs, sitemap.UnescapeXML([]byte(loc))+"\n")
 					}
 				}
 				if txt := string(plain(t, name, b)); txt != strings.Join(locs, "") {

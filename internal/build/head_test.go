@@ -21,7 +21,7 @@ func listedLocs(t *testing.T, p string) (locs []string, alternates bool) {
 		t.Fatal(err)
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if loc, ok := between([]byte(line), "<loc>", "</loc>"); ok {
+		if loc, ok := between(line, "<loc>", "</loc>"); ok {
 			locs = append(locs, strings.TrimPrefix(string(loc), "https://example.com/"))
 		}
 	}

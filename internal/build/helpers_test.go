@@ -25,6 +25,8 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
+	"github.com/sitemapd/sitemapd/internal/textrecord"
 )
 
 // defaultMTime is the mtime of manifest files that name none.
@@ -185,8 +187,8 @@ func outputs(t testing.TB, cfg *config.Config, dir string) map[string][]byte {
 func textOutputs(t testing.TB, cfg *config.Config, dir string) map[string][]byte {
 	t.Helper()
 	out := outputsNamed(t, dir, cfg.TextName())
-	if b, err := os.ReadFile(filepath.Join(dir, TextRecordName)); err == nil {
-		out[TextRecordName] = b
+	if b, err := os.ReadFile(filepath.Join(dir, textrecord.Name)); err == nil {
+		out[textrecord.Name] = b
 	}
 	return out
 }
@@ -315,11 +317,10 @@ func checkLocationRule(t testing.TB, cfg *config.Config, name string, b []byte) 
 		t.Errorf("%s: %v", name, err)
 		return
 	}
-	m := mapper{base: cfg.BaseURL}
 	dir := filepath.ToSlash(filepath.Dir(name))
 	prefix := cfg.BaseURL
 	if dir != "." {
-		prefix = m.loc("/"+dir) + "/"
+		prefix = siteurl.New(cfg).File(dir) + "/"
 	}
 	if len(us.URLs) == 0 || len(us.URLs) > sitemap.MaxItems {
 		t.Errorf("%s holds %d URLs", name, len(us.URLs))
@@ -349,4 +350,14 @@ func warnings(logs *observer.ObservedLogs, root string) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// between returns what s holds between the first open and the next close.
+func between(s, open, close string) (string, bool) {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return "", false
+	}
+	v, _, ok := strings.Cut(rest, close)
+	return v, ok
 }

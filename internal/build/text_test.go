@@ -2,6 +2,8 @@ package build
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/textrecord"
 )
 
 // TestTextSitemapsOwnership checks that sitemapd replaces and removes only
@@ -58,7 +61,7 @@ func TestTextSitemapsOwnership(t *testing.T) {
 	if got, want := read("a/sitemap.txt"), "https://example.com/a/one.html\nhttps://example.com/a/two.html\n"; got != want {
 		t.Errorf("a/sitemap.txt = %q, want %q", got, want)
 	}
-	record := read(TextRecordName)
+	record := read(textrecord.Name)
 	for _, want := range []string{"  a/sitemap.txt\n", "  sitemap.txt\n"} {
 		if !strings.Contains(record, want) {
 			t.Errorf("record lacks %q:\n%s", want, record)
@@ -108,7 +111,7 @@ func TestTextSitemapsOwnership(t *testing.T) {
 	if got := read("b/sitemap.txt"); got != handMade {
 		t.Errorf("hand-made b/sitemap.txt touched: %q", got)
 	}
-	if got := read(TextRecordName); got != textRecordHeader {
+	if got := read(textrecord.Name); !textrecord.IsRecord([]byte(got)) || strings.Count(got, "\n") != 1 {
 		t.Errorf("record not emptied:\n%s", got)
 	}
 }
@@ -125,15 +128,15 @@ func TestTextRecordMidWrite(t *testing.T) {
 	mustBuild(t, e)
 	old := textHash([]byte("https://example.com/a.html\n"))
 	next := textHash([]byte("https://example.com/a.html\nhttps://example.com/b.html\n"))
-	// As prepareText leaves it when the process dies before the commit.
+	// As Record.Prepare leaves it when the process dies before the commit.
 	rec := textRecordHeader + old + "  sitemap.txt\n" + next + "  sitemap.txt\n"
-	if err := os.WriteFile(filepath.Join(root, TextRecordName), []byte(rec), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, textrecord.Name), []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, filepath.Join(root, "c.html"), defaultMTime)
 	e, _ = newEngine(t, cfg)
 	mustBuild(t, e)
-	b, _ := os.ReadFile(filepath.Join(root, TextRecordName))
+	b, _ := os.ReadFile(filepath.Join(root, textrecord.Name))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	now := textHash([]byte("https://example.com/a.html\nhttps://example.com/c.html\n"))
 	if !slices.Equal(lines[1:], []string{now + "  sitemap.txt"}) {
@@ -160,7 +163,7 @@ func TestTextSitemapMovesWithItsDirectory(t *testing.T) {
 	if err != nil || string(b) != "https://example.com/c/one.html\n" {
 		t.Errorf("c/sitemap.txt = %q (%v), want the page at its new URL", b, err)
 	}
-	rec, _ := os.ReadFile(filepath.Join(root, TextRecordName))
+	rec, _ := os.ReadFile(filepath.Join(root, textrecord.Name))
 	if want := textHash(b) + "  c/sitemap.txt\n"; string(rec) != textRecordHeader+want {
 		t.Errorf("record:\n%s\nwant:\n%s", rec, textRecordHeader+want)
 	}
@@ -176,7 +179,7 @@ func TestTextRecordUnwritable(t *testing.T) {
 	cfg := loadConfig(t, baseConfig, root, "formats: [xml, txt]\n")
 	e, _ := newEngine(t, cfg)
 	mustBuild(t, e)
-	record := filepath.Join(root, TextRecordName)
+	record := filepath.Join(root, textrecord.Name)
 	os.Remove(record)
 	os.Mkdir(record, 0o755) // in the way: the record cannot be written
 	mustWrite(t, filepath.Join(root, "b.html"), defaultMTime)
@@ -199,8 +202,8 @@ func TestTextRecordUnwritable(t *testing.T) {
 	if got := read("sitemap.txt"); got != "https://example.com/a.html\nhttps://example.com/b.html\n" {
 		t.Errorf("sitemap.txt once the record can be written: %q", got)
 	}
-	if !strings.Contains(read(TextRecordName), "  sitemap.txt\n") {
-		t.Errorf("record:\n%s", read(TextRecordName))
+	if !strings.Contains(read(textrecord.Name), "  sitemap.txt\n") {
+		t.Errorf("record:\n%s", read(textrecord.Name))
 	}
 }
 
@@ -216,7 +219,7 @@ func TestTextRecordStrangeNames(t *testing.T) {
 	cfg := loadConfig(t, baseConfig, root, "formats: [xml, txt]\n")
 	e, _ := newEngine(t, cfg)
 	mustBuild(t, e)
-	record, err := os.ReadFile(filepath.Join(root, TextRecordName))
+	record, err := os.ReadFile(filepath.Join(root, textrecord.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,10 +235,21 @@ func TestTextRecordStrangeNames(t *testing.T) {
 		t.Errorf("text sitemap not rewritten:\n%s", b)
 	}
 	if _, err := exec.LookPath("sha256sum"); err == nil {
-		cmd := exec.Command("sha256sum", "-c", "--quiet", TextRecordName)
+		cmd := exec.Command("sha256sum", "-c", "--quiet", textrecord.Name)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("sha256sum -c: %v\n%s", err, out)
 		}
 	}
+}
+
+// textRecordHeader is the record's first line, as users' sha256sum -c
+// reads it (a comment).
+const textRecordHeader = "# Text sitemaps written by sitemapd, with their SHA-256: the files it may replace or remove.\n"
+
+// textHash is the SHA-256 of a text sitemap's content, as sha256sum writes
+// it.
+func textHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

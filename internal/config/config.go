@@ -18,15 +18,16 @@ import (
 )
 
 // Config is the whole of one sitemapd configuration. The YAML key names are
-// a contract with users (DESIGN.md "Configuration contract"): add keys freely,
-// rename none.
+// a contract with users (docs/design.md, "Configuration"): add keys
+// freely, rename none.
 type Config struct {
 	// Root is the document root to watch, absolute after Load.
 	Root string `yaml:"root"`
 	// BaseURL is the URL of Root. After Load it always ends in "/".
 	BaseURL string `yaml:"base_url"`
-	// OutputDir is where sitemaps are written; empty means Root. Absolute
-	// after Load. The directory layout below it mirrors Root.
+	// OutputDir is where sitemaps are written; empty means Root (read it
+	// through OutputRoot). Absolute after Load. The directory layout below
+	// it mirrors Root.
 	OutputDir string `yaml:"output_dir"`
 	// Depth folds per-directory groups: a directory at depth < Depth has a
 	// group of its own pages only; a directory at depth == Depth has a group
@@ -72,6 +73,15 @@ type Config struct {
 	File string `yaml:"-"`
 	// Mode is FileMode parsed (not a YAML key).
 	Mode fs.FileMode `yaml:"-"`
+}
+
+// OutputRoot is the directory sitemaps are written below: OutputDir, or
+// Root when it is not set.
+func (c *Config) OutputRoot() string {
+	if c.OutputDir != "" {
+		return c.OutputDir
+	}
+	return c.Root
 }
 
 // TextSitemaps reports whether text sitemaps are written.
@@ -142,11 +152,52 @@ type Notify struct {
 
 // Endpoint is one place to notify.
 type Endpoint struct {
-	Name string `yaml:"name"`
-	Kind string `yaml:"kind"` // "indexnow" or "ping"
-	URL  string `yaml:"url"`
-	Key  string `yaml:"key"` // IndexNow key
+	Name string       `yaml:"name"`
+	Kind EndpointKind `yaml:"kind"`
+	URL  string       `yaml:"url"`
+	Key  string       `yaml:"key"` // IndexNow key
 }
+
+// EndpointKind is how an endpoint is told: its YAML spelling is the value.
+type EndpointKind string
+
+const (
+	// IndexNow endpoints receive the page URLs added, changed and removed.
+	IndexNow EndpointKind = "indexnow"
+	// Ping endpoints receive a GET of a URL naming the sitemap index.
+	Ping EndpointKind = "ping"
+)
+
+// KeyFile is the name of an IndexNow endpoint's key file, which sitemapd
+// publishes at the root of the output (holding the key) and names as
+// keyLocation; "" for other kinds.
+func (e Endpoint) KeyFile() string {
+	if e.Kind != IndexNow {
+		return ""
+	}
+	return e.Key + ".txt"
+}
+
+// KeyFiles maps the file name of each IndexNow endpoint's key file to its
+// key.
+func (c *Config) KeyFiles() map[string]string {
+	files := map[string]string{}
+	for _, ep := range c.Notify.Endpoints {
+		if kf := ep.KeyFile(); kf != "" {
+			files[kf] = ep.Key
+		}
+	}
+	return files
+}
+
+// StylesheetFile is the name of the built-in stylesheet that `stylesheet:
+// builtin` writes at the root of the output.
+const StylesheetFile = "sitemap.xsl"
+
+// RobotsFile is the name of robots.txt, at the root of the document root
+// (whose rules decide which pages are listed) and of the output (where
+// robots_txt keeps the Sitemap lines).
+const RobotsFile = "robots.txt"
 
 // Log configures logging.
 type Log struct {
@@ -188,7 +239,9 @@ func Default() Config {
 }
 
 // DefaultIgnoreNames lists base-name globs of editor, backup and partial
-// files (RELIABILITY.md §1.5, §6). Dotfiles are always ignored and need no
+// files: vim's swap files and its 4913 write probe, emacs's #autosave#
+// and backups, rsync's and browsers' partial downloads, Office's ~$ lock
+// files. Dotfiles are always ignored and need no
 // entry here.
 func DefaultIgnoreNames() []string {
 	return []string{

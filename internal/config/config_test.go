@@ -36,7 +36,7 @@ func TestFullConfig(t *testing.T) {
 		{"base_url", c.BaseURL, "https://example.com/docs/"},
 		{"sitemap_name", c.SitemapName, "map.xml"},
 		{"rule 0 changefreq", c.Pages.Rules[0].ChangeFreq, "daily"},
-		{"endpoint 1 kind", c.Notify.Endpoints[1].Kind, "ping"},
+		{"endpoint 1 kind", string(c.Notify.Endpoints[1].Kind), "ping"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)

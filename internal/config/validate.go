@@ -115,9 +115,11 @@ func (c *Config) validate(lines map[string]int) error {
 	if c.TextSitemaps() && checkOutputName(c.SitemapName) == nil {
 		// Text sitemaps share a directory with the site's other .txt
 		// files: their names must not be one of those sitemapd knows.
-		others := []string{"robots.txt"}
+		others := []string{RobotsFile}
 		for _, ep := range c.Notify.Endpoints {
-			others = append(others, ep.Key+".txt")
+			if kf := ep.KeyFile(); kf != "" {
+				others = append(others, kf)
+			}
 		}
 		for _, o := range others {
 			if IsPartName(o, c.TextName()) {
@@ -212,11 +214,11 @@ func (c *Config) validate(lines map[string]int) error {
 			bad(key+".url", "%q must be an http:// or https:// URL", ep.URL)
 		}
 		switch ep.Kind {
-		case "indexnow":
+		case IndexNow:
 			if !indexNowKeyRE.MatchString(ep.Key) {
 				bad(key+".key", "IndexNow keys are 8–128 characters of a-z, A-Z, 0-9 and '-'")
 			}
-		case "ping":
+		case Ping:
 			if !strings.Contains(ep.URL, "{sitemap}") {
 				bad(key+".url", "%q has no {sitemap} placeholder for the index URL", ep.URL)
 			}

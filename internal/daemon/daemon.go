@@ -24,15 +24,16 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
 
 // Publish is what one publish changed, handed to the Notifier.
 type Publish struct {
-	Changes build.Changes // page URLs added, changed and removed
-	Files   []string      // sitemap and index files written or removed
-	Indexes []string      // URLs of the index files now published
-	Initial bool          // the first build after a start or reload
+	Changes tree.Changes // page URLs added, changed and removed
+	Files   []string     // sitemap and index files written or removed
+	Indexes []string     // URLs of the index files now published
+	Initial bool         // the first build after a start or reload
 }
 
 // Notifier receives every publish that changed something. It must not

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/textrecord"
 )
 
 // harness runs a daemon on a temporary document root.
@@ -157,7 +158,7 @@ func (h *harness) checkOracle() {
 		}
 		return nil
 	})
-	record := filepath.Join(h.root, build.TextRecordName)
+	record := filepath.Join(h.root, textrecord.Name)
 	recBefore, _ := os.ReadFile(record)
 	rep, err := e.Build(context.Background())
 	if err != nil {

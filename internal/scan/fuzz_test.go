@@ -1,4 +1,4 @@
-package build
+package scan
 
 import (
 	"encoding/xml"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
 )
 
 // FuzzNameToLoc feeds arbitrary bytes as a file name through the path ->
@@ -25,16 +26,16 @@ func FuzzNameToLoc(f *testing.F) {
 	}
 	cfg := config.Default()
 	cfg.BaseURL = "https://example.com/base/"
-	m := newMapper(&cfg)
-	flt := newFilter(&cfg)
+	m := siteurl.New(&cfg)
+	flt := NewFilter(&cfg)
 	f.Fuzz(func(t *testing.T, name, dir string) {
 		if !validName(name) || !validName(dir) {
 			return // not something a filesystem can hold
 		}
-		if flt.ignored(name) || !flt.isPage(name) {
+		if flt.Ignored(name) || !flt.IsPage(name) {
 			return // skipped: never listed
 		}
-		loc := m.loc(m.urlPath(dir, name))
+		loc := m.Loc(m.PagePath(dir, name))
 		if len(loc) > sitemap.MaxLocLen {
 			return // skipped with a warning
 		}
@@ -66,7 +67,7 @@ func FuzzNameToLoc(f *testing.F) {
 		if err1 != nil || err2 != nil || gotDir != dir {
 			t.Fatalf("loc %q: dir reads back as %q, want %q", v.Loc, gotDir, dir)
 		}
-		if _, isIndex := m.indexFiles[name]; isIndex {
+		if _, isIndex := m.IndexRank(name); isIndex {
 			name = ""
 		}
 		if gotName != name {

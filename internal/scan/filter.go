@@ -1,4 +1,4 @@
-package build
+package scan
 
 import (
 	"strings"
@@ -41,8 +41,8 @@ func (m *nameMatcher) match(name string) bool {
 		strings.HasPrefix(name, m.prefix) && strings.HasSuffix(name, m.suffix)
 }
 
-// filter decides what the walk lists.
-type filter struct {
+// Filter decides, by name and path, what the walk lists.
+type Filter struct {
 	exts     []string // lower case, with the dot
 	ignore   []nameMatcher
 	exclude  []string          // normalised globs over "/rel/path"
@@ -51,11 +51,12 @@ type filter struct {
 	extra    string            // the built-in stylesheet's name, if written
 }
 
-func newFilter(cfg *config.Config) *filter {
+// NewFilter returns the filter of a validated configuration.
+func NewFilter(cfg *config.Config) *Filter {
 	// Text sitemaps count as outputs even when they are off, so that the
 	// ones written before are found and removed (if the record says they
 	// are ours).
-	f := &filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName()}, keyFiles: map[string]string{}}
+	f := &Filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName()}, keyFiles: cfg.KeyFiles()}
 	for _, e := range cfg.Pages.Extensions {
 		f.exts = append(f.exts, strings.ToLower(e))
 	}
@@ -66,18 +67,14 @@ func newFilter(cfg *config.Config) *filter {
 		f.exclude = append(f.exclude, config.NormalizeGlob(g))
 	}
 	if cfg.Stylesheet == "builtin" {
-		f.extra = StylesheetName
-	}
-	for _, ep := range cfg.Notify.Endpoints {
-		if ep.Kind == "indexnow" {
-			f.keyFiles[ep.Key+".txt"] = ep.Key
-		}
+		f.extra = config.StylesheetFile
 	}
 	return f
 }
 
-// isOutput reports whether a base name is one of sitemapd's own outputs.
-func (f *filter) isOutput(name string) bool {
+// IsOutput reports whether a base name is one of sitemapd's sitemaps,
+// indexes or text sitemaps (some part of one, gzipped or not).
+func (f *Filter) IsOutput(name string) bool {
 	for _, o := range f.outputs {
 		if config.IsPartName(name, o) {
 			return true
@@ -86,10 +83,10 @@ func (f *filter) isOutput(name string) bool {
 	return false
 }
 
-// ignored reports whether a base name is never listed nor descended into:
+// Ignored reports whether a base name is never listed nor descended into:
 // dotfiles and dot-directories, editor/backup/partial files and sitemapd's
 // own outputs and temp files.
-func (f *filter) ignored(name string) bool {
+func (f *Filter) Ignored(name string) bool {
 	if name == "" || name[0] == '.' {
 		return true
 	}
@@ -99,11 +96,11 @@ func (f *filter) ignored(name string) bool {
 		}
 	}
 	_, isKey := f.keyFiles[name]
-	return f.isOutput(name) || isKey || name == "robots.txt" || (f.extra != "" && name == f.extra)
+	return f.IsOutput(name) || isKey || name == config.RobotsFile || (f.extra != "" && name == f.extra)
 }
 
-// isPage reports whether a file name has a page extension (any case).
-func (f *filter) isPage(name string) bool {
+// IsPage reports whether a file name has a page extension (any case).
+func (f *Filter) IsPage(name string) bool {
 	for _, e := range f.exts {
 		if len(name) > len(e) && strings.EqualFold(name[len(name)-len(e):], e) {
 			return true
@@ -112,9 +109,9 @@ func (f *filter) isPage(name string) bool {
 	return false
 }
 
-// excluded reports whether a site path ("/drafts/a.html", or "/drafts" for
+// Excluded reports whether a site path ("/drafts/a.html", or "/drafts" for
 // a directory) matches an exclude glob.
-func (f *filter) excluded(p string) bool {
+func (f *Filter) Excluded(p string) bool {
 	for _, g := range f.exclude {
 		if ok, _ := doublestar.Match(g, p); ok {
 			return true

@@ -1,0 +1,209 @@
+package build
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/scan"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// publishGroup sorts a group's URLs, encodes its parts and stages every
+// part whose bytes changed, with what the publish changed and u, the
+// update to remember (daemon mode). It reports whether the group was
+// staged; if not, the group is marked failed, its previously published
+// parts stay as they are and stay listed.
+func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
+	st := e.state(g.Dir)
+	if g.Err != nil {
+		if st.parts == nil {
+			st.parts = e.publishedParts(g.Dir)
+		}
+		if st.textParts == nil {
+			st.textParts = e.publishedTextParts(g.Dir)
+		}
+		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), g.Err))
+		return false
+	}
+	// What the group published: compared with in daemon mode, and, after a
+	// rebuild, removed where the new publish does not claim it again (a
+	// full build finds every stale file in its walk).
+	var old, oldText []string
+	if !r.full || e.mem != nil {
+		old = e.partsOf(g.Dir)
+	}
+	if !r.full {
+		oldText = st.textParts
+		if oldText == nil {
+			oldText = e.publishedTextParts(g.Dir)
+		}
+	}
+	urls := g.URLs
+	slices.SortFunc(urls, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
+	urls = slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
+
+	var names []string
+	changed := false
+	err := e.enc.URLSet(urls, func(part []byte) error {
+		name := path.Join(g.Dir, e.outName(config.PartName(e.cfg.SitemapName, len(names)+1)))
+		names = append(names, name)
+		_, c, err := e.put(r.batch, r.rep, name, part)
+		changed = changed || c
+		return err
+	})
+	if err != nil {
+		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err))
+		return false
+	}
+	st.textParts = nil
+	if e.cfg.TextSitemaps() {
+		st.textParts = e.publishText(r, g.Dir, urls)
+	}
+	if e.mem != nil {
+		s := staging{upd: u}
+		// Equal bytes in as many files: not one URL or lastmod changed.
+		// A group that failed last time may have lost its files with its
+		// directory, so it is compared whatever its files say.
+		if changed || len(names) != len(old) || st.failed {
+			if prev := e.mem.Listings(g.Dir); prev != nil && u.View != nil {
+				s.changes = tree.Compare(prev, u.View, r.now, e.scan.PageLoc)
+			} else {
+				// Not remembered (a restart, or a group that follows
+				// symlinks): what it published is in its files, not yet
+				// replaced (the commit comes later).
+				s.changes = tree.Diff(e.readURLs(old), urls)
+			}
+		}
+		r.staged[g.Dir] = s
+	}
+	st.parts = names
+	st.links = nil
+	if len(g.Links) > 0 {
+		st.links = slices.Compact(slices.Sorted(slices.Values(g.Links)))
+	}
+	st.failed = false
+	if st.parts == nil && st.textParts == nil && st.links == nil {
+		delete(e.groups, g.Dir) // nothing to keep: an empty group
+	}
+	if !r.full {
+		r.stale = append(append(r.stale, old...), oldText...)
+	}
+	r.rep.Groups++
+	r.rep.URLs += len(urls)
+	r.rep.Sitemaps += len(names)
+	return true
+}
+
+// publishText encodes and stages a group's text sitemaps, and returns the
+// names they take. A text sitemap that cannot be staged (a hand-made one
+// in the way) is reported, and the group's XML sitemaps are published all
+// the same.
+func (e *Engine) publishText(r *run, dir string, urls []sitemap.URL) []string {
+	var names []string
+	err := sitemap.Text(urls, func(part []byte) error {
+		name := path.Join(dir, e.outName(config.PartName(e.cfg.TextName(), len(names)+1)))
+		names = append(names, name)
+		stored, changed, err := e.put(r.batch, r.rep, name, part)
+		if err != nil {
+			r.textErrs = append(r.textErrs, fmt.Errorf("text sitemap not written: %w", err))
+			return nil
+		}
+		e.text.Stage(name, stored, changed)
+		return nil
+	})
+	if err != nil {
+		r.textErrs = append(r.textErrs, err)
+	}
+	return names
+}
+
+// groupFailed notes a group that could not be published, to be retried,
+// and returns the error to report, or nil when there is nothing to report:
+// the group's directory vanished while it was being published, which the
+// event of its move or removal handles.
+func (e *Engine) groupFailed(dir string, err error) error {
+	e.state(dir).failed = true
+	if e.outDir == e.cfg.Root && errors.Is(err, fs.ErrNotExist) {
+		e.log.Info("group not written: its directory vanished meanwhile", zap.String("dir", e.groupPath(dir)))
+		return nil
+	}
+	return err
+}
+
+// claimed reports whether an output file is one the engine publishes now:
+// a part of its group, or an index file.
+func (e *Engine) claimed(p string) bool {
+	if g := e.groups[e.depth.GroupOf(tree.Parent(p))]; g != nil && (slices.Contains(g.parts, p) || slices.Contains(g.textParts, p)) {
+		return true
+	}
+	return slices.Contains(e.indexNames(), p)
+}
+
+// partsOf lists the sitemap files a group published: as remembered, or,
+// for a group new to this engine (a start, or a directory moved in, which
+// may bring sitemap files of its own), as found on disk.
+func (e *Engine) partsOf(dir string) []string {
+	if g := e.groups[dir]; g != nil && g.parts != nil {
+		return g.parts
+	}
+	return e.publishedParts(dir)
+}
+
+// publishedParts lists the parts of a group that are on disk and ours.
+func (e *Engine) publishedParts(dir string) []string {
+	return e.publishedPartsOf(dir, e.cfg.SitemapName)
+}
+
+// publishedTextParts lists the text parts of a group that are on disk and
+// ours.
+func (e *Engine) publishedTextParts(dir string) []string {
+	return e.publishedPartsOf(dir, e.cfg.TextName())
+}
+
+// publishedPartsOf lists the parts of the output called base in a group's
+// directory that are on disk and ours (sitemaps, or text sitemaps).
+func (e *Engine) publishedPartsOf(dir, base string) []string {
+	var names []string
+	for n := 1; ; n++ {
+		name := path.Join(dir, e.outName(config.PartName(base, n)))
+		if ok, _ := e.pub.Owned(name); !ok {
+			return names
+		}
+		names = append(names, name)
+	}
+}
+
+// readURLs reads back the URLs (loc -> lastmod text) of sitemap files we
+// wrote. A file it cannot read counts as empty, so its URLs show as added,
+// which errs towards telling engines too much rather than too little.
+func (e *Engine) readURLs(names []string) map[string]string {
+	urls := map[string]string{}
+	for _, n := range names {
+		f, err := e.pub.Open(n)
+		if err != nil {
+			continue
+		}
+		var r io.Reader = f
+		if strings.HasSuffix(n, ".gz") {
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				f.Close()
+				continue
+			}
+			r = zr
+		}
+		_ = sitemap.ReadURLs(r, urls) // what was read counts; the rest shows as added
+		f.Close()
+	}
+	return urls
+}

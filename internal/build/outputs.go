@@ -1,0 +1,278 @@
+package build
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/robots"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/textrecord"
+)
+
+// owned recognises the files sitemapd may replace or remove: by the marker
+// comment near their start (looking inside gzip files), or, for the files
+// that have no room for one, by what they must hold.
+func (e *Engine) owned(name string, head []byte) bool {
+	if name == config.RobotsFile {
+		// The site's own file, which robots_txt asks sitemapd to edit
+		// (publishRobots keeps every byte that is not its lines).
+		return e.cfg.RobotsTxt
+	}
+	if key, ok := e.keyFiles[name]; ok {
+		// An IndexNow key file holds the key and nothing else, so it has
+		// no room for a marker: one holding our key is as good as ours.
+		return string(head) == key
+	}
+	if name == textrecord.Name {
+		return textrecord.IsRecord(head)
+	}
+	if config.IsPartName(path.Base(name), e.cfg.TextName()) {
+		return e.text.Owns(name)
+	}
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return false
+		}
+		buf := make([]byte, 256)
+		n, _ := io.ReadFull(zr, buf)
+		head = buf[:n]
+	}
+	return sitemap.HasMarker(head)
+}
+
+// outName adds ".gz" when gzip is on.
+func (e *Engine) outName(name string) string {
+	if e.cfg.Gzip {
+		return name + ".gz"
+	}
+	return name
+}
+
+// put stages one output file, gzipped if configured, and returns the bytes
+// staged (valid until the next gzip) and whether they change the file.
+func (e *Engine) put(batch *publish.Batch, rep *Report, name string, data []byte) (stored []byte, changed bool, err error) {
+	if e.cfg.Gzip {
+		if data, err = e.gzip(data); err != nil {
+			return nil, false, err
+		}
+	}
+	if changed, err = batch.Put(name, data); err != nil {
+		return nil, false, err
+	}
+	if changed {
+		rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
+	} else {
+		rep.Unchanged++
+	}
+	return data, changed, nil
+}
+
+// gzip compresses deterministically: the header carries no name and no
+// time, so equal input gives equal bytes.
+func (e *Engine) gzip(data []byte) ([]byte, error) {
+	e.gzBuf.Reset()
+	if e.gz == nil {
+		e.gz, _ = gzip.NewWriterLevel(&e.gzBuf, gzip.BestSpeed)
+	} else {
+		e.gz.Reset(&e.gzBuf)
+	}
+	if _, err := e.gz.Write(data); err != nil {
+		return nil, err
+	}
+	if err := e.gz.Close(); err != nil {
+		return nil, err
+	}
+	return e.gzBuf.Bytes(), nil
+}
+
+// publishIndex writes the root index (split past 50,000 sitemaps) listing
+// every group's parts with their files' mtimes, the time their content last
+// changed. With no sitemaps at all no index is written: an empty one is
+// invalid.
+func (e *Engine) publishIndex(rep *Report) error {
+	var refs []sitemap.Ref
+	var errs []error
+	for _, g := range e.groups {
+		for _, n := range g.parts {
+			mt, err := e.pub.ModTime(n)
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, fmt.Errorf("index: stat %s: %w", filepath.Join(e.outDir, n), err))
+				}
+				continue
+			}
+			refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
+	batch := e.pub.Begin()
+	n := 0
+	err := e.enc.Index(refs, func(part []byte) error {
+		n++
+		_, _, err := e.put(batch, rep, e.outName(config.PartName(e.cfg.IndexName, n)), part)
+		return err
+	})
+	if err != nil {
+		batch.Abort()
+		return errors.Join(append(errs, fmt.Errorf("index not updated: %w", err))...)
+	}
+	e.indexParts = n
+	rep.Indexes = n
+	failed, err := e.commitFiles(batch, rep)
+	errs = append(errs, err)
+	for _, ferr := range failed {
+		// The old index file stays; retrying the root group rewrites it.
+		e.state("").failed = true
+		errs = append(errs, fmt.Errorf("index not updated: %w", ferr))
+	}
+	return errors.Join(errs...)
+}
+
+// indexNames lists the index files of the last publish.
+func (e *Engine) indexNames() []string {
+	names := make([]string, e.indexParts)
+	for i := range names {
+		names[i] = e.outName(config.PartName(e.cfg.IndexName, i+1))
+	}
+	return names
+}
+
+// IndexURLs returns the URLs of the published index files.
+func (e *Engine) IndexURLs() []string {
+	var urls []string
+	for _, n := range e.indexNames() {
+		urls = append(urls, e.loc.File(n))
+	}
+	return urls
+}
+
+// publishExtras writes the files that go at the root of the output next to
+// the index: the IndexNow key files, where the engines fetch them
+// (keyLocation: <key>.txt holding the key), and the built-in stylesheet.
+// They are never gzipped.
+func (e *Engine) publishExtras(rep *Report) error {
+	files := map[string][]byte{}
+	for name, key := range e.keyFiles {
+		files[name] = []byte(key)
+	}
+	if e.cfg.Stylesheet == "builtin" {
+		files[config.StylesheetFile] = builtinStylesheet
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	batch := e.pub.Begin()
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		changed, err := batch.Put(name, files[name])
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case changed:
+			rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
+		}
+	}
+	failed, err := e.commitFiles(batch, rep)
+	errs = append(errs, err)
+	for _, ferr := range failed {
+		errs = append(errs, ferr)
+	}
+	return errors.Join(errs...)
+}
+
+// publishRobots keeps one "Sitemap:" line per index file in robots.txt
+// (robots_txt: true), changing nothing else in it; the file is created if
+// absent. A robots.txt sitemapd may not write is left alone with a warning:
+// replacing it by rename would take it from its owner.
+func (e *Engine) publishRobots(rep *Report) error {
+	if !e.cfg.RobotsTxt {
+		return nil
+	}
+	const name = config.RobotsFile
+	abs := filepath.Join(e.outDir, name)
+	var old []byte
+	mode := fs.FileMode(0o644)
+	st, err := e.pub.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		e.log.Warn("robots.txt is not a regular file; not adding Sitemap lines", zap.String("path", abs))
+		return nil
+	default:
+		if err := unix.Access(abs, unix.W_OK); err != nil {
+			e.log.Warn("robots.txt is not writable by sitemapd; not adding Sitemap lines", zap.String("path", abs), zap.Error(err))
+			return nil
+		}
+		if old, err = e.pub.ReadFile(name); err != nil {
+			return err
+		}
+		mode = st.Mode().Perm()
+	}
+	data := robots.WithSitemaps(old, e.IndexURLs(), e.isIndexURL)
+	if bytes.Equal(data, old) || (old == nil && len(data) == 0) {
+		return nil
+	}
+	batch := e.pub.Begin()
+	changed, err := batch.PutMode(name, data, mode)
+	if err != nil {
+		return err
+	}
+	if changed {
+		rep.Written = append(rep.Written, abs)
+	}
+	failed, err := e.commitFiles(batch, rep)
+	return errors.Join(err, failed[name])
+}
+
+// isIndexURL reports whether a URL names one of this site's index files,
+// of any part number: a line for an index file that is no more is ours to
+// remove.
+func (e *Engine) isIndexURL(u string) bool {
+	p, ok := e.loc.SitePath(u)
+	if !ok {
+		return false
+	}
+	name, err := url.PathUnescape(p[1:])
+	return err == nil && !strings.Contains(name, "/") && config.IsPartName(name, e.cfg.IndexName)
+}
+
+// scanOutputs lists sitemapd's files in a separate output directory.
+func (e *Engine) scanOutputs() (own, temps []string, err error) {
+	err = filepath.WalkDir(e.outDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("scan output directory: %w", err)
+		}
+		rel, _ := filepath.Rel(e.outDir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir():
+			return nil
+		case publish.IsTemp(d.Name()):
+			temps = append(temps, rel)
+		case e.scan.Filter().IsOutput(d.Name()):
+			own = append(own, rel)
+		}
+		return nil
+	})
+	return own, temps, err
+}

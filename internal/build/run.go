@@ -1,0 +1,363 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/headstore"
+	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/scan"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// run is the state of one publish, a full build or a rebuild of some
+// groups, from its first read to its finishing step. Nothing of it outlives
+// the publish: what lasts is in the Engine's groups, memory and record,
+// changed only as files land.
+type run struct {
+	full     bool      // a walk of the whole tree
+	start    time.Time // files older than this may be stale temp files
+	now      time.Time // what lastmods are compared with
+	batch    *publish.Batch
+	rep      *Report
+	errs     []error
+	textErrs []error            // text sitemaps not written: reported last
+	staged   map[string]staging // groups whose files await the commit
+	seen     map[string]bool    // groups read (a full build forgets the others)
+	kept     map[string]bool    // groups that failed: their files stay as they are
+	stale    []string           // outputs that go unless a group or the index claims them
+	temps    []string           // temp files met, removed if older than start
+	store    *headstore.Writer  // the new head store of a full build, or nil
+	oldIndex []string           // index files before the publish
+}
+
+// staging is what a group's publish will change once its files are
+// committed: the changes to report and the update to remember. If the
+// files fail to land, neither happens.
+type staging struct {
+	changes tree.Changes
+	upd     *tree.Update // nil without memory
+}
+
+func (e *Engine) begin(full bool) *run {
+	now := e.now()
+	return &run{
+		full: full, start: now, now: now, batch: e.pub.Begin(), rep: &Report{},
+		staged: map[string]staging{}, seen: map[string]bool{}, kept: map[string]bool{},
+		oldIndex: e.indexNames(),
+	}
+}
+
+// abort abandons a publish before its commit: nothing it staged lands.
+func (e *Engine) abort(r *run) {
+	r.batch.Abort()
+	e.text.Discard()
+	if r.store != nil {
+		r.store.Abort()
+	}
+}
+
+// fail notes a group that could not be published.
+func (e *Engine) fail(r *run, dir string, err error) {
+	if err = e.groupFailed(dir, err); err != nil {
+		r.errs = append(r.errs, err)
+	}
+	r.kept[dir] = true
+}
+
+// Build walks the whole tree, publishes every group's sitemaps and the
+// index, and removes sitemap files that are no longer needed. Groups that
+// cannot be read or written keep their published files; their errors are
+// returned joined, after every other group has been written.
+func (e *Engine) Build(ctx context.Context) (*Report, error) {
+	r := e.begin(true)
+	e.loadRobots() // a full read is where new robots.txt rules take effect
+	if e.outDir != e.cfg.Root {
+		var err error
+		if r.stale, r.temps, err = e.scanOutputs(); err != nil {
+			r.batch.Abort()
+			return nil, err
+		}
+	}
+	r.store = e.newHeadStore()
+	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
+		Now: r.now, Record: e.mem != nil || r.store != nil, Quiet: true, Heads: e.knownHeads,
+	})
+	if err != nil {
+		e.abort(r)
+		return nil, err
+	}
+	groups := make(chan *scan.Group, 1)
+	stopProgress := e.reportProgress(w)
+	go func() {
+		w.Tree(func(g *scan.Group) { groups <- g })
+		close(groups)
+	}()
+	for g := range groups {
+		r.seen[g.Dir] = true
+		r.stale = append(r.stale, g.Own...)
+		r.temps = append(r.temps, g.Temps...)
+		if r.store != nil && g.Err == nil {
+			for d, l := range g.Listings {
+				r.store.Add(d, l)
+			}
+		}
+		e.publishGroup(r, g, tree.WholeUpdate(g.Listings, g.FollowsLinks()))
+	}
+	stopProgress()
+	w.Summary()
+	if err := ctx.Err(); err != nil {
+		e.abort(r)
+		return nil, err
+	}
+	return e.finish(r)
+}
+
+// Rebuild re-reads the given groups (directories relative to the root, as
+// tree.Depth folds them), publishes them and the index, and removes the
+// parts they no longer need. It costs work in proportion to those groups,
+// not to the site.
+func (e *Engine) Rebuild(ctx context.Context, groups []string) (*Report, error) {
+	return e.rebuild(ctx, groups, nil, nil)
+}
+
+// Update republishes after changes in the given directories (relative to
+// the root): it rebuilds the groups that hold or link to them. With
+// WithChanges, only those directories are re-read and their groups are
+// re-encoded from memory, so a change costs work in proportion to the
+// directory, not to its group; otherwise each group is walked whole.
+//
+// names optionally lists, per directory, the only entries that changed (as
+// the watcher reports them); a directory without names is re-read whole.
+func (e *Engine) Update(ctx context.Context, dirty []string, names map[string][]string) (*Report, error) {
+	byGroup := map[string][]string{}
+	for _, d := range dirty {
+		g := e.depth.GroupOf(d)
+		byGroup[g] = append(byGroup[g], d)
+	}
+	return e.rebuild(ctx, e.groupsFor(dirty), byGroup, names)
+}
+
+func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string][]string, names map[string][]string) (*Report, error) {
+	r := e.begin(false)
+	groups = slices.Clone(groups)
+	slices.Sort(groups)
+	for _, dir := range slices.Compact(groups) {
+		g, u, err := e.readGroup(ctx, r, dir, dirty[dir], names)
+		if err != nil {
+			e.abort(r)
+			return nil, err
+		}
+		if e.publishGroup(r, g, u) {
+			r.stale = append(r.stale, g.Own...)
+			r.temps = append(r.temps, g.Temps...)
+		}
+	}
+	return e.finish(r)
+}
+
+// readGroup reads one group for a rebuild: from memory and the dirty
+// directories where it can, whole otherwise.
+func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []string, names map[string][]string) (*scan.Group, *tree.Update, error) {
+	o := scan.WalkOptions{Now: r.now, Heads: e.knownHeads}
+	// A group whose last publish failed is read whole: memory is what was
+	// published, and the failed read's changes are not in it. So is one
+	// that follows symlinks, which memory does not hold.
+	if st := e.groups[dir]; len(dirty) > 0 && e.mem != nil && e.mem.Remembers(dir) && (st == nil || (!st.failed && len(st.links) == 0)) {
+		g, u, ok, err := e.scan.Refresh(ctx, e.mem, dir, dirty, names, o)
+		if err != nil || ok {
+			return g, u, err
+		}
+	}
+	o.Record = e.mem != nil
+	w, err := e.scan.NewWalk(ctx, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := w.Group(dir)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return g, tree.WholeUpdate(g.Listings, g.FollowsLinks()), nil
+}
+
+// finish is the last step of every publish, full or not: it commits the
+// groups' files, then publishes the index (and, after a full walk, the
+// files beside it), removes the outputs nothing claims any more and stale
+// temp files, and saves the record of text sitemaps.
+func (e *Engine) finish(r *run) (*Report, error) {
+	e.commit(r)
+	if r.full {
+		e.forgetUnseen(r)
+	}
+	if err := e.publishIndex(r.rep); err != nil {
+		r.errs = append(r.errs, err)
+	}
+	if r.full {
+		if err := e.publishExtras(r.rep); err != nil {
+			r.errs = append(r.errs, err)
+		}
+	}
+	if r.full || !slices.Equal(r.oldIndex, e.indexNames()) {
+		if err := e.publishRobots(r.rep); err != nil {
+			r.errs = append(r.errs, fmt.Errorf("robots.txt: %w", err))
+		}
+	}
+	r.stale = append(r.stale, r.oldIndex...)
+	for _, p := range r.temps {
+		if err := e.pub.RemoveTemp(p, r.start); err != nil {
+			r.errs = append(r.errs, err)
+		}
+	}
+	removed := map[string]bool{}
+	for _, p := range r.stale {
+		if !removed[p] && !e.claimed(p) && !r.kept[e.depth.GroupOf(tree.Parent(p))] {
+			removed[p] = true
+			e.remove(p, r)
+		}
+	}
+	if r.full {
+		// After a full publish every text sitemap of ours is a part of some
+		// group, or one that could not be removed: the record keeps those
+		// only (names moved away or deleted while sitemapd was not
+		// looking go).
+		e.text.Names(func(name string) {
+			if _, err := e.pub.Stat(name); !e.claimed(name) && errors.Is(err, fs.ErrNotExist) {
+				e.text.Forget(name)
+			}
+		})
+	}
+	r.errs = append(r.errs, e.text.Save())
+	r.errs = append(r.errs, r.textErrs...)
+	r.rep.Duration = e.now().Sub(r.start)
+	return r.rep, errors.Join(r.errs...)
+}
+
+// forgetUnseen ends a full walk: the head store it wrote replaces the old
+// one, and the groups it did not meet are gone, their pages removed.
+func (e *Engine) forgetUnseen(r *run) {
+	if r.store != nil {
+		if err := r.store.Commit(); err != nil {
+			e.log.Warn("head store not written: the next build reads every head", zap.String("path", e.storePath), zap.Error(err))
+		}
+		r.store = nil
+	}
+	if e.mem != nil {
+		// Memory holds the heads from now on.
+		e.store.Close()
+		e.store = nil
+	}
+	for dir := range e.groups {
+		if !r.seen[dir] {
+			delete(e.groups, dir)
+		}
+	}
+	if e.mem != nil {
+		e.mem.Groups(func(dir string) {
+			if !r.seen[dir] {
+				r.rep.Changes.Merge(tree.Compare(e.mem.Listings(dir), nil, r.now, e.scan.PageLoc))
+				e.mem.Forget(dir)
+			}
+		})
+	}
+}
+
+// commit commits the groups' files and settles the engine's state with
+// the outcome. The record of text sitemaps goes first: a text file on disk
+// must be one it knows, whenever the process stops; if the record cannot
+// be written, the text files stay as they are. Committed groups report
+// their changes and are remembered as read. A group any of whose files did
+// not land is remembered as it was, lists the parts that are on disk, and
+// is marked for retry, so that the engine's view of what is published
+// stays true.
+func (e *Engine) commit(r *run) {
+	drop, err := e.text.Prepare()
+	for _, name := range drop {
+		r.batch.Drop(name)
+		r.rep.Written = slices.DeleteFunc(r.rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
+	}
+	r.errs = append(r.errs, err)
+	failed, err := e.commitFiles(r.batch, r.rep)
+	e.text.Settle(failed)
+	r.errs = append(r.errs, err)
+	bad := map[string]bool{}
+	for name, ferr := range failed {
+		dir := tree.Parent(name)
+		bad[dir] = true
+		if ferr = e.groupFailed(dir, ferr); ferr != nil {
+			r.errs = append(r.errs, fmt.Errorf("group %s not updated: %w", e.groupPath(dir), ferr))
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(r.staged)) {
+		if st := r.staged[dir]; !bad[dir] {
+			r.rep.Changes.Merge(st.changes)
+			if st.upd != nil {
+				e.mem.Apply(dir, st.upd)
+			}
+		}
+	}
+	for dir := range bad {
+		g := e.state(dir)
+		g.parts, g.textParts = e.publishedParts(dir), e.publishedTextParts(dir)
+	}
+}
+
+// commitFiles commits a batch and takes the files that did not land out of
+// rep.Written. It returns them with their errors, and the batch's error.
+func (e *Engine) commitFiles(batch *publish.Batch, rep *Report) (map[string]error, error) {
+	failed, err := batch.Commit()
+	for name := range failed {
+		abs := filepath.Join(e.outDir, name)
+		rep.Written = slices.DeleteFunc(rep.Written, func(p string) bool { return p == abs })
+	}
+	return failed, err
+}
+
+// remove removes one of our outputs that nothing claims any more.
+func (e *Engine) remove(p string, r *run) {
+	removed, err := e.pub.Remove(p)
+	var fe *publish.ForeignError
+	switch {
+	case errors.As(err, &fe):
+		// Named like ours but not ours, and not in our way: leave it.
+	case err != nil:
+		r.errs = append(r.errs, err)
+	default:
+		if removed {
+			r.rep.Removed = append(r.rep.Removed, filepath.Join(e.outDir, p))
+		}
+		e.text.Forget(p)
+	}
+}
+
+// reportProgress logs the walk's progress every e.progress until stopped.
+func (e *Engine) reportProgress(w *scan.Walk) (stop func()) {
+	if e.progress <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(e.progress)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				n := w.Entries()
+				el := time.Since(start).Seconds()
+				e.log.Info("scanning", zap.Int64("entries", n), zap.Float64("entries_per_second", float64(n)/el))
+			}
+		}
+	}()
+	return func() { close(done) }
+}

@@ -1,0 +1,176 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// Refresh re-reads the dirty directories of a group that mem remembers
+// (and any directory below them it has not seen), and returns the group as
+// it will be, with the update to remember once it is published. A
+// directory with names listed is only looked at for those entries. ok is
+// false when the group must be walked whole instead: one a symlink has
+// appeared in. A group that could not be read whole has Err set and no
+// update: it keeps its published files and its memory.
+func (s *Scanner) Refresh(ctx context.Context, mem *tree.Memory, group string, dirty []string, names map[string][]string, o WalkOptions) (g *Group, u *tree.Update, ok bool, err error) {
+	o.Record = true
+	w, err := s.NewWalk(ctx, o)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	w.single = true
+	// A directory to re-read whole may be a new one at an old path (removed
+	// and re-created between two reads): what memory holds below it cannot
+	// be trusted, so it is read down to the bottom and replaces that.
+	var whole []string
+	for _, d := range dirty {
+		if _, ok := names[d]; !ok {
+			whole = append(whole, d)
+		}
+	}
+	w.known = func(rel string) bool {
+		return mem.Dir(rel) != nil && !tree.Under(rel, whole)
+	}
+	scan := &Group{Dir: group}
+	for _, d := range dirty {
+		if n, ok := names[d]; ok && w.refreshNames(mem, scan, d, n) {
+			continue
+		}
+		if _, ok := names[d]; ok {
+			whole = append(whole, d) // refreshNames declined: read whole after all
+		}
+		w.walk(d, scan)
+	}
+	if scan.Err != nil || ctx.Err() != nil {
+		return scan, nil, true, ctx.Err()
+	}
+	if scan.Links != nil {
+		return nil, nil, false, nil // a symlink appeared: walk the group whole
+	}
+	u = &tree.Update{Forget: slices.Concat(whole, scan.gone), Set: scan.Listings}
+	// Subdirectories a listing no longer has take their subtrees with them:
+	// remembered directories below a re-read one that it does not list.
+	remembered := mem.Listings(group)
+	for d, l := range scan.Listings {
+		if old := mem.Dir(d); old != nil {
+			for _, sd := range old.Subdirs() {
+				if !slices.Contains(l.Subdirs(), sd) {
+					u.Forget = append(u.Forget, sd)
+				}
+			}
+		}
+		for sd := range remembered {
+			if sd != d && tree.Parent(sd) == d && !slices.Contains(l.Subdirs(), sd) {
+				u.Forget = append(u.Forget, sd)
+			}
+		}
+	}
+	u.View = map[string]*tree.Listing{}
+	for d, l := range remembered {
+		if !tree.Under(d, u.Forget) {
+			u.View[d] = l
+		}
+	}
+	for d, l := range u.Set {
+		if s.depth.GroupOf(d) == group {
+			u.View[d] = l
+		}
+	}
+	return &Group{Dir: group, URLs: s.URLs(u.View, o.Now), Own: scan.Own, Temps: scan.Temps}, u, true, nil
+}
+
+// refreshNames reads the named entries of dir into a new listing of it,
+// without reading the directory: in a directory of 30,000 files one change
+// costs one stat, not a readdir and thousands of stats. It returns false,
+// having found nothing, when the directory must be read whole instead: not
+// remembered, or an index file or a symlink is involved, whose effects
+// reach beyond one entry.
+func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []string) bool {
+	s := w.s
+	old := mem.Dir(dir)
+	if old == nil {
+		return false
+	}
+	// The directory itself must still be the one remembered: one moved
+	// away (events for its files can come in the same batch as its move)
+	// or replaced is read whole, which finds it gone or new.
+	var dst unix.Stat_t
+	if err := unix.Stat(w.abs(dir), &dst); err != nil || (tree.DirID{Dev: uint64(dst.Dev), Ino: dst.Ino}) != old.ID() {
+		return false
+	}
+	type found struct {
+		name string
+		st   *unix.Stat_t // nil: gone
+	}
+	var entries []found
+	for _, name := range names {
+		if _, isIndex := s.loc.IndexRank(name); isIndex {
+			return false
+		}
+		var st unix.Stat_t
+		err := unix.Lstat(w.abs(joinRel(dir, name)), &st)
+		switch {
+		case errors.Is(err, unix.ENOENT):
+			entries = append(entries, found{name, nil})
+		case err != nil, st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			return false
+		default:
+			entries = append(entries, found{name, &st})
+		}
+	}
+	named := map[string]bool{}
+	for _, f := range entries {
+		named[f.name] = true
+	}
+	var pages []tree.Page
+	old.All(func(i int, name string) {
+		if !named[name] {
+			pages = append(pages, old.Page(i, name))
+		}
+	})
+	cache := &headCache{l: old}
+	subdirs := slices.Clone(old.Subdirs())
+	var walkNew []string
+	f := s.filter
+	for _, e := range entries {
+		rel := joinRel(dir, e.name)
+		subdirs = slices.DeleteFunc(subdirs, func(s string) bool { return s == rel })
+		if e.st != nil && e.st.Mode&unix.S_IFMT == unix.S_IFDIR && !f.Ignored(e.name) && !f.Excluded("/"+rel) {
+			subdirs = append(subdirs, rel)
+			// The same directory as remembered keeps its memory (its own
+			// changes come as events of their own); another one at this
+			// path, or an unknown one, is read to the bottom, unless it
+			// starts a group of its own, which is rebuilt as such (as in a
+			// whole read, which does not enter other groups either).
+			if s.depth.GroupOf(rel) != s.depth.GroupOf(dir) {
+				continue
+			}
+			if prev := mem.Dir(rel); prev == nil || prev.ID() != (tree.DirID{Dev: uint64(e.st.Dev), Ino: e.st.Ino}) {
+				scan.gone = append(scan.gone, rel)
+				walkNew = append(walkNew, rel)
+			}
+			continue
+		}
+		// Gone, or not a directory: nothing remembered below this name holds.
+		scan.gone = append(scan.gone, rel)
+		if e.st != nil && e.st.Mode&unix.S_IFMT == unix.S_IFREG && !f.Ignored(e.name) && f.IsPage(e.name) {
+			if p, ok := w.page(dir, e.name, rel, time.Unix(e.st.Mtim.Unix()), e.st.Size, -1, cache); ok {
+				pages = append(pages, p)
+			}
+		}
+	}
+	if scan.Listings == nil {
+		scan.Listings = map[string]*tree.Listing{}
+	}
+	scan.Listings[dir] = tree.NewListing(pages, s.heads, subdirs, old.ID())
+	for _, d := range walkNew {
+		w.walk(d, scan)
+	}
+	return true
+}

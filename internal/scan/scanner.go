@@ -1,0 +1,110 @@
+package scan
+
+import (
+	"os"
+	"path"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/robots"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// Scanner reads the tree of one configuration. Its walks may run one
+// after another, not at once with SetRobots.
+type Scanner struct {
+	cfg     *config.Config
+	log     *zap.Logger
+	loc     *siteurl.Locator
+	filter  *Filter
+	rules   []rule
+	robots  robots.Rules
+	depth   tree.Depth
+	heads   bool // some head rule is on: HTML pages' heads are read
+	openDir func(string) (*os.File, error)
+	// ownInRoot: outputs are written into the document root, so the walk
+	// meets them and reports them (Group.Own); otherwise the output tree
+	// is the caller's to scan.
+	ownInRoot bool
+}
+
+// Options adjust a Scanner.
+type Options struct {
+	// OpenDir opens a directory to read it; nil is os.Open. A seam for
+	// tests that inject faults.
+	OpenDir func(string) (*os.File, error)
+}
+
+// New returns a Scanner for a validated configuration, whose URLs loc
+// maps. A nil logger logs nothing.
+func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options) *Scanner {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if opts.OpenDir == nil {
+		opts.OpenDir = os.Open
+	}
+	p := &cfg.Pages
+	return &Scanner{
+		cfg: cfg, log: log, loc: loc, filter: NewFilter(cfg), rules: compileRules(p.Rules),
+		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang,
+		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
+	}
+}
+
+// SetRobots sets the robots.txt rules that later walks apply.
+func (s *Scanner) SetRobots(r robots.Rules) { s.robots = r }
+
+// Filter is the scanner's filter.
+func (s *Scanner) Filter() *Filter { return s.filter }
+
+// ReadsHeads reports whether HTML pages' heads are read (a head rule is
+// on).
+func (s *Scanner) ReadsHeads() bool { return s.heads }
+
+// SkipDir reports whether a directory (relative to the root) is never
+// listed, so never needs watching: dot-directories, ignored names and
+// excluded trees.
+func (s *Scanner) SkipDir(rel string) bool {
+	if rel == "" || rel == "." {
+		return false // the root
+	}
+	return s.filter.Ignored(path.Base(rel)) || s.filter.Excluded("/"+rel)
+}
+
+// PageLoc is the URL of a page of a directory.
+func (s *Scanner) PageLoc(dir, name string) string {
+	return s.loc.Loc(s.loc.PagePath(dir, name))
+}
+
+// URL is the URL entry of a remembered page (the walk checked its name
+// and length when it was read).
+func (s *Scanner) URL(dir, name string, mtime int64, now time.Time) sitemap.URL {
+	up := s.loc.PagePath(dir, name)
+	u := sitemap.URL{Loc: s.loc.Loc(up), LastMod: tree.LastMod(mtime, now)}
+	if r := matchRule(s.rules, up); r != nil {
+		u.ChangeFreq, u.Priority = r.changefreq, r.priority
+	}
+	return u
+}
+
+// URLs computes the URLs of a group's remembered directories, unsorted.
+func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) []sitemap.URL {
+	n := 0
+	for _, l := range dirs {
+		n += l.Len()
+	}
+	out := make([]sitemap.URL, 0, n)
+	for d, l := range dirs {
+		l.Each(func(i int, name string, mtime int64) {
+			u := s.URL(d, name, mtime, now)
+			u.Alternates = tree.Alternates(l.Head(i).Alts)
+			out = append(out, u)
+		})
+	}
+	return out
+}

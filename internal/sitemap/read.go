@@ -1,0 +1,45 @@
+package sitemap
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+)
+
+// ReadURLs reads back the <url> entries of a sitemap this package encoded,
+// into urls (loc -> lastmod as written, "" for none). It relies on the
+// encoder's layout, one <url> per line, which is this package's to keep;
+// it is no parser for sitemaps of other origins.
+func ReadURLs(r io.Reader, urls map[string]string) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		loc, ok := between(line, "<loc>", "</loc>")
+		if !ok {
+			continue
+		}
+		lastmod, _ := between(line, "<lastmod>", "</lastmod>")
+		urls[UnescapeXML(loc)] = string(lastmod)
+	}
+	return sc.Err()
+}
+
+func between(b []byte, open, close string) ([]byte, bool) {
+	i := bytes.Index(b, []byte(open))
+	if i < 0 {
+		return nil, false
+	}
+	b = b[i+len(open):]
+	j := bytes.Index(b, []byte(close))
+	if j < 0 {
+		return nil, false
+	}
+	return b[:j], true
+}
+
+var xmlUnescaper = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&apos;", "'", "&quot;", "\"")
+
+// UnescapeXML undoes AppendEscaped.
+func UnescapeXML(b []byte) string { return xmlUnescaper.Replace(string(b)) }

@@ -1,0 +1,128 @@
+package siteurl
+
+import (
+	"strings"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+)
+
+// keep marks the bytes left as they are in a path segment (see the package
+// doc).
+var keep = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "-._~!$&'()*,;=:@" {
+		t[c] = true
+	}
+	return t
+}()
+
+// appendSegment percent-encodes one path segment.
+func appendSegment(dst []byte, seg string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if keep[c] {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return dst
+}
+
+// appendPath percent-encodes a slash-separated relative path.
+func appendPath(dst []byte, rel string) []byte {
+	for {
+		seg, rest, more := strings.Cut(rel, "/")
+		dst = appendSegment(dst, seg)
+		if !more {
+			return dst
+		}
+		dst = append(dst, '/')
+		rel = rest
+	}
+}
+
+// Locator maps paths below the document root (or the output root, which
+// mirrors it) to URLs. It is immutable and safe for concurrent use.
+type Locator struct {
+	base       string         // normalised base URL, ends in "/"
+	indexFiles map[string]int // name -> rank (lower wins)
+	pretty     bool
+}
+
+// New returns the Locator of a validated configuration.
+func New(cfg *config.Config) *Locator {
+	l := &Locator{base: cfg.BaseURL, pretty: cfg.Pages.PrettyURLs, indexFiles: map[string]int{}}
+	for i, n := range cfg.Pages.IndexFiles {
+		if _, dup := l.indexFiles[n]; !dup {
+			l.indexFiles[n] = i
+		}
+	}
+	return l
+}
+
+// Base is the URL of the root, ending in "/".
+func (l *Locator) Base() string { return l.base }
+
+// IndexRank reports whether a base name is one of pages.index_files, and
+// its rank there: when a directory holds two, the lower rank is served.
+func (l *Locator) IndexRank(name string) (rank int, ok bool) {
+	rank, ok = l.indexFiles[name]
+	return rank, ok
+}
+
+// PagePath is the site path of a page, unescaped, with a leading slash:
+// "/blog/" for blog/index.html, "/a" for a.html with pretty URLs. relDir is
+// the page's directory relative to the root ("" at the root). Excludes and
+// rules match against it.
+func (l *Locator) PagePath(relDir, name string) string {
+	var b strings.Builder
+	b.Grow(len(relDir) + len(name) + 2)
+	b.WriteByte('/')
+	if relDir != "" {
+		b.WriteString(relDir)
+		b.WriteByte('/')
+	}
+	if _, ok := l.indexFiles[name]; ok {
+		return b.String()
+	}
+	if l.pretty && strings.HasSuffix(name, ".html") && len(name) > len(".html") {
+		name = name[:len(name)-len(".html")]
+	}
+	b.WriteString(name)
+	return b.String()
+}
+
+// Loc is the absolute, percent-encoded URL of a site path as PagePath
+// returns it.
+func (l *Locator) Loc(sitePath string) string {
+	buf := make([]byte, 0, len(l.base)+len(sitePath)+16)
+	buf = append(buf, l.base...)
+	buf = appendPath(buf, strings.TrimPrefix(sitePath, "/"))
+	return string(buf)
+}
+
+// File is the URL a file is served at, given its slash-separated path
+// relative to the root: no index-file or pretty-URL folding, as for
+// sitemapd's own outputs ("blog/sitemap.xml"), or a page's URL as a file.
+func (l *Locator) File(rel string) string { return l.Loc("/" + rel) }
+
+// SitePath is the inverse of Loc for URLs below the base: the site path,
+// still percent-encoded, with a leading slash. ok is false for a URL that
+// is not below the base.
+func (l *Locator) SitePath(loc string) (path string, ok bool) {
+	rest, ok := strings.CutPrefix(loc, l.base)
+	if !ok {
+		return "", false
+	}
+	return "/" + rest, true
+}
