@@ -41,7 +41,7 @@ e2e:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-30s} ./internal/scan/
 	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime $${FUZZTIME:-30s} ./internal/head/
-	$(GO) test -run '^$$' -fuzz FuzzHeadStore -fuzztime $${FUZZTIME:-30s} ./internal/scan/
+	$(GO) test -run '^$$' -fuzz FuzzHeadStore -fuzztime $${FUZZTIME:-30s} ./internal/headstore/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
