@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,10 +23,11 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/daemon"
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/validate"
 )
 
-// Exit statuses (DESIGN.md "Running it").
+// Exit statuses, as the usage text and the README state them.
 const (
 	ExitOK      = 0 // success
 	ExitFailure = 1 // a runtime failure: something could not be read or written
@@ -199,17 +199,9 @@ func checkSitemap(arg string, cfg *config.Config) (*validate.Result, error) {
 	defer f.Close()
 	var opts validate.Options
 	if cfg != nil {
-		out := cfg.OutputDir
-		if out == "" {
-			out = cfg.Root
-		}
 		if abs, err := filepath.Abs(arg); err == nil {
-			if rel, err := filepath.Rel(out, abs); err == nil && !strings.HasPrefix(rel, "..") {
-				var segs []string
-				for _, s := range strings.Split(filepath.ToSlash(rel), "/") {
-					segs = append(segs, url.PathEscape(s))
-				}
-				opts.Location = cfg.BaseURL + strings.Join(segs, "/")
+			if rel, err := filepath.Rel(cfg.OutputRoot(), abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				opts.Location = siteurl.New(cfg).File(filepath.ToSlash(rel))
 			}
 		}
 	}
@@ -428,10 +420,8 @@ func cmdPing(args []string, stdout, stderr io.Writer) int {
 
 // publishedIndexes returns the URLs of the index files on disk.
 func publishedIndexes(cfg *config.Config) ([]string, error) {
-	dir := cfg.OutputDir
-	if dir == "" {
-		dir = cfg.Root
-	}
+	dir := cfg.OutputRoot()
+	loc := siteurl.New(cfg)
 	var urls []string
 	for i := 1; ; i++ {
 		name := config.PartName(cfg.IndexName, i)
@@ -444,6 +434,6 @@ func publishedIndexes(cfg *config.Config) ([]string, error) {
 			}
 			return urls, nil
 		}
-		urls = append(urls, cfg.BaseURL+url.PathEscape(name))
+		urls = append(urls, loc.File(name))
 	}
 }
