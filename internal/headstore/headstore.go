@@ -45,8 +45,8 @@ type Store struct {
 	offs []uint32 // start of each block, sorted by directory
 }
 
-// ErrCorrupt is the error of a store that is truncated or damaged.
-var ErrCorrupt = errors.New("truncated or corrupt")
+// errCorrupt is the error of a store that is truncated or damaged.
+var errCorrupt = errors.New("truncated or corrupt")
 
 // Open maps and checks a store; a missing one is (nil, nil).
 func Open(path string, key [32]byte) (*Store, error) {
@@ -64,7 +64,7 @@ func Open(path string, key [32]byte) (*Store, error) {
 	}
 	hdr := len(magic) + len(key)
 	if st.Size() < int64(hdr+4) || st.Size() > 1<<32-1 {
-		return nil, ErrCorrupt
+		return nil, errCorrupt
 	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
@@ -78,7 +78,7 @@ func Open(path string, key [32]byte) (*Store, error) {
 	case !bytes.Equal(data[len(magic):hdr], key[:]):
 		err = errors.New("written for another configuration")
 	case crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]):
-		err = ErrCorrupt
+		err = errCorrupt
 	}
 	for off := hdr; err == nil && off < len(body); {
 		s.offs = append(s.offs, uint32(off))
@@ -151,7 +151,7 @@ func skipBlock(b []byte, off int) (int, error) {
 			break
 		}
 		if off >= len(b) {
-			return 0, ErrCorrupt
+			return 0, errCorrupt
 		}
 		_, off, err = readString(b, off+1)
 	}
@@ -160,22 +160,22 @@ func skipBlock(b []byte, off int) (int, error) {
 
 func readUvarint(b []byte, off int) (uint64, int, error) {
 	if off >= len(b) {
-		return 0, 0, ErrCorrupt
+		return 0, 0, errCorrupt
 	}
 	v, n := binary.Uvarint(b[off:])
 	if n <= 0 {
-		return 0, 0, ErrCorrupt
+		return 0, 0, errCorrupt
 	}
 	return v, off + n, nil
 }
 
 func readVarint(b []byte, off int) (int64, int, error) {
 	if off >= len(b) {
-		return 0, 0, ErrCorrupt
+		return 0, 0, errCorrupt
 	}
 	v, n := binary.Varint(b[off:])
 	if n <= 0 {
-		return 0, 0, ErrCorrupt
+		return 0, 0, errCorrupt
 	}
 	return v, off + n, nil
 }
@@ -183,7 +183,7 @@ func readVarint(b []byte, off int) (int64, int, error) {
 func readString(b []byte, off int) (string, int, error) {
 	n, off, err := readUvarint(b, off)
 	if err != nil || n > uint64(len(b)-off) {
-		return "", 0, ErrCorrupt
+		return "", 0, errCorrupt
 	}
 	return string(b[off : off+int(n)]), off + int(n), nil
 }

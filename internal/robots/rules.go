@@ -36,7 +36,7 @@ func Load(cfg *config.Config, log *zap.Logger) Rules {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		log.Warn("cannot read robots.txt; listing pages as if it allowed everything", zap.Error(err))
 	}
-	r := Rules{agent: cfg.Pages.RobotsAgent, digest: Digest(data)}
+	r := Rules{agent: cfg.Pages.RobotsAgent, digest: digest(data)}
 	if len(data) == 0 {
 		return r
 	}
@@ -65,7 +65,7 @@ func (r *Rules) Changed(cfg *config.Config) bool {
 		return false
 	}
 	data, _ := os.ReadFile(filepath.Join(cfg.Root, config.RobotsFile))
-	return Digest(data) != r.digest
+	return digest(data) != r.digest
 }
 
 // Allowed reports whether crawlers may fetch a site path (percent-encoded,
@@ -77,10 +77,10 @@ func (r *Rules) Allowed(path string) bool {
 	return r.data.TestAgent(path, r.agent)
 }
 
-// Digest hashes the rules of a robots.txt: every line but the Sitemap
+// digest hashes the rules of a robots.txt: every line but the Sitemap
 // lines, which sitemapd itself may keep (robots_txt: true) and which allow
 // or disallow nothing.
-func Digest(data []byte) [32]byte {
+func digest(data []byte) [32]byte {
 	h := sha256.New()
 	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 		if _, isSitemap := sitemapLine(line); !isSitemap {

@@ -108,13 +108,6 @@ func (m *Memory) Groups(f func(group string)) {
 	}
 }
 
-// DirsOf calls f for every remembered directory of a group.
-func (m *Memory) DirsOf(group string, f func(dir string, l *Listing)) {
-	for d := range m.groups[group] {
-		f(d, m.dirs[d])
-	}
-}
-
 // Listings returns a group's remembered directories, or nil if the group
 // is not remembered.
 func (m *Memory) Listings(group string) map[string]*Listing {
