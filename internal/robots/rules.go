@@ -68,6 +68,10 @@ func (r *Rules) Changed(cfg *config.Config) bool {
 	return digest(data) != r.digest
 }
 
+// AllowsAll reports whether the rules allow every path (no robots.txt,
+// or none that applies), so that callers need not compute paths.
+func (r *Rules) AllowsAll() bool { return r.data == nil }
+
 // Allowed reports whether crawlers may fetch a site path (percent-encoded,
 // with a leading slash).
 func (r *Rules) Allowed(path string) bool {

@@ -27,8 +27,10 @@ func (w *Walk) page(relDir, name, rel string, mtime time.Time, size int64, dirFD
 		return tree.Page{}, false
 	}
 	loc := s.loc.Loc(up)
-	if sp, _ := s.loc.SitePath(loc); !s.robots.Allowed(sp) {
-		return tree.Page{}, false // robots.txt keeps crawlers out
+	if !s.robots.AllowsAll() {
+		if sp, _ := s.loc.SitePath(loc); !s.robots.Allowed(sp) {
+			return tree.Page{}, false // robots.txt keeps crawlers out
+		}
 	}
 	if len(loc) > sitemap.MaxLocLen {
 		s.log.Warn("not listed: URL longer than the protocol allows",
