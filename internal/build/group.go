@@ -141,12 +141,12 @@ func (e *Engine) groupFailed(dir string, err error) error {
 }
 
 // claimed reports whether an output file is one the engine publishes now:
-// a part of its group, or an index file.
-func (e *Engine) claimed(p string) bool {
+// a part of its group, or one of the index files.
+func (e *Engine) claimed(p string, index []string) bool {
 	if g := e.groups[e.depth.GroupOf(tree.Parent(p))]; g != nil && (slices.Contains(g.parts, p) || slices.Contains(g.textParts, p)) {
 		return true
 	}
-	return slices.Contains(e.indexNames(), p)
+	return slices.Contains(index, p)
 }
 
 // partsOf lists the sitemap files a group published: as remembered, or,

@@ -217,9 +217,10 @@ func (e *Engine) finish(r *run) (*Report, error) {
 			r.errs = append(r.errs, err)
 		}
 	}
+	index := e.indexNames()
 	removed := map[string]bool{}
 	for _, p := range r.stale {
-		if !removed[p] && !e.claimed(p) && !r.kept[e.depth.GroupOf(tree.Parent(p))] {
+		if !removed[p] && !e.claimed(p, index) && !r.kept[e.depth.GroupOf(tree.Parent(p))] {
 			removed[p] = true
 			e.remove(p, r)
 		}
@@ -230,7 +231,10 @@ func (e *Engine) finish(r *run) (*Report, error) {
 		// only (names moved away or deleted while sitemapd was not
 		// looking go).
 		e.text.Names(func(name string) {
-			if _, err := e.pub.Stat(name); !e.claimed(name) && errors.Is(err, fs.ErrNotExist) {
+			if e.claimed(name, index) {
+				return
+			}
+			if _, err := e.pub.Stat(name); errors.Is(err, fs.ErrNotExist) {
 				e.text.Forget(name)
 			}
 		})

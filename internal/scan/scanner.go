@@ -81,9 +81,9 @@ func (s *Scanner) PageLoc(dir, name string) string {
 	return s.loc.Loc(s.loc.PagePath(dir, name))
 }
 
-// URL is the URL entry of a remembered page (the walk checked its name
-// and length when it was read).
-func (s *Scanner) URL(dir, name string, mtime int64, now time.Time) sitemap.URL {
+// pageURL is the URL entry of a remembered page (the walk checked its
+// name and length when it was read).
+func (s *Scanner) pageURL(dir, name string, mtime int64, now time.Time) sitemap.URL {
 	up := s.loc.PagePath(dir, name)
 	u := sitemap.URL{Loc: s.loc.Loc(up), LastMod: tree.LastMod(mtime, now)}
 	if r := matchRule(s.rules, up); r != nil {
@@ -101,7 +101,7 @@ func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) []sitemap.U
 	out := make([]sitemap.URL, 0, n)
 	for d, l := range dirs {
 		l.Each(func(i int, name string, mtime int64) {
-			u := s.URL(d, name, mtime, now)
+			u := s.pageURL(d, name, mtime, now)
 			u.Alternates = tree.Alternates(l.Head(i).Alts)
 			out = append(out, u)
 		})

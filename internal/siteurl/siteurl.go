@@ -70,9 +70,6 @@ func New(cfg *config.Config) *Locator {
 	return l
 }
 
-// Base is the URL of the root, ending in "/".
-func (l *Locator) Base() string { return l.base }
-
 // IndexRank reports whether a base name is one of pages.index_files, and
 // its rank there: when a directory holds two, the lower rank is served.
 func (l *Locator) IndexRank(name string) (rank int, ok bool) {
