@@ -10,17 +10,23 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/temoto/robotstxt"
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 )
 
+// maxSize is how much of a robots.txt Google reads: 500 KiB, the rest is
+// ignored (RFC 9309 asks crawlers to read at least that much).
+const maxSize = 500 << 10
+
 // Rules are the rules a docroot's robots.txt sets for one user agent. The
-// zero Rules allow everything.
+// zero Rules allow everything. Rules are immutable and safe for concurrent
+// use.
 type Rules struct {
-	data   *robotstxt.RobotsData // nil: everything allowed
-	agent  string
+	// rules decide a path: the first that matches does, in the order
+	// Google's precedence gives (longest pattern first, Allow before
+	// Disallow). Empty when no path can be disallowed.
+	rules  []rule
 	digest [32]byte // of the rules, Sitemap lines left out
 }
 
@@ -36,17 +42,12 @@ func Load(cfg *config.Config, log *zap.Logger) Rules {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		log.Warn("cannot read robots.txt; listing pages as if it allowed everything", zap.Error(err))
 	}
-	r := Rules{agent: cfg.Pages.RobotsAgent, digest: digest(data)}
-	if len(data) == 0 {
-		return r
+	if len(data) > maxSize {
+		log.Warn("robots.txt is larger than crawlers read; rules past the limit are ignored, as Google ignores them",
+			zap.String("path", p), zap.Int("size", len(data)), zap.Int("limit", maxSize))
 	}
-	rd, err := robotstxt.FromBytes(data)
-	if err != nil {
-		log.Warn("cannot parse robots.txt; listing pages as if it allowed everything",
-			zap.String("path", p), zap.Error(err))
-		return r
-	}
-	r.data = rd
+	r := parse(data, cfg.Pages.RobotsAgent)
+	r.digest = digest(data)
 	return r
 }
 
@@ -69,16 +70,26 @@ func (r *Rules) Changed(cfg *config.Config) bool {
 }
 
 // AllowsAll reports whether the rules allow every path (no robots.txt,
-// or none that applies), so that callers need not compute paths.
-func (r *Rules) AllowsAll() bool { return r.data == nil }
+// or none of its rules for the agent disallows anything), so that callers
+// need not compute paths.
+func (r *Rules) AllowsAll() bool { return len(r.rules) == 0 }
 
 // Allowed reports whether crawlers may fetch a site path (percent-encoded,
-// with a leading slash).
+// with a leading slash, and the query if any), as Google's matcher
+// answers for the URL of that path.
 func (r *Rules) Allowed(path string) bool {
-	if r.data == nil {
+	if len(r.rules) == 0 {
 		return true
 	}
-	return r.data.TestAgent(path, r.agent)
+	if path == "" || path[0] != '/' {
+		path = "/" + path // as Google takes the path of "https://host?q"
+	}
+	for i := range r.rules {
+		if r.rules[i].match(path) {
+			return r.rules[i].allow
+		}
+	}
+	return true
 }
 
 // digest hashes the rules of a robots.txt: every line but the Sitemap
