@@ -1,0 +1,437 @@
+package validate
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The XML Schema datatypes of sitemap.xsd and of XHTML's link element,
+// read as libxml2 (xmllint) reads them, so that check rejects what a
+// validator with those schemas rejects. Where libxml2 departs from the
+// XML Schema recommendation in a way a sitemap can meet, the function
+// says so.
+
+// collapse is XML Schema's whiteSpace="collapse": runs of spaces, tabs,
+// carriage returns and line feeds become one space, and none is left at
+// either end.
+func collapse(v string) string {
+	collapsed := true
+	for i := 0; i < len(v) && collapsed; i++ {
+		switch v[i] {
+		case '\t', '\n', '\r':
+			collapsed = false
+		case ' ':
+			collapsed = i > 0 && i < len(v)-1 && v[i+1] != ' '
+		}
+	}
+	if collapsed {
+		return v
+	}
+	return strings.Join(strings.FieldsFunc(v, isXMLSpace), " ")
+}
+
+func isXMLSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+
+// blank reports whether v is nothing but XML whitespace.
+func blank(v string) bool { return strings.TrimLeft(v, " \t\n\r") == "" }
+
+// collapsedLen is the length facets' measure of a collapsed type: the
+// characters of the collapsed value.
+func collapsedLen(v string) int { return utf8.RuneCountInString(collapse(v)) }
+
+// xsAnyURI reports whether v is an xs:anyURI as libxml2 reads one: with
+// whitespace collapsed, the characters no URI may hold but an IRI or a
+// careless URL often does (controls, spaces, non-ASCII, < > " { } | \ ^ `
+// and ') are let through, and what remains must be a URI reference by
+// RFC 3986's grammar. So "/de/" and "https://example.com/a b" pass, while
+// a '%' that starts no %XX escape, a second '#', a '[' outside a host or
+// a fragment, or an empty or non-numeric port do not.
+func xsAnyURI(v string) bool {
+	v = collapse(v)
+	if v == "" {
+		return true
+	}
+	if strings.IndexFunc(v, func(r rune) bool { return r >= utf8.RuneSelf || iriOnly(byte(r)) }) >= 0 {
+		b := []byte(v)
+		for i, c := range b {
+			if iriOnly(c) {
+				b[i] = '_'
+			}
+		}
+		v = string(b)
+	}
+	p := uriParser(v)
+	return p.absolute() || p.relative()
+}
+
+// iriOnly reports whether a byte is one xsAnyURI lets through.
+func iriOnly(c byte) bool {
+	return c < 32 || c >= 127 || strings.IndexByte(" <>\"{}|\\^`'", c) >= 0
+}
+
+// uriParser follows libxml2's RFC 3986 parser (xmlParse3986URIReference)
+// step by step, quirks included: each method takes the position to start
+// at and returns where it stopped and whether it matched.
+type uriParser string
+
+func (p uriParser) at(i int) byte {
+	if i < len(p) {
+		return p[i]
+	}
+	return 0
+}
+
+func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isHex(c byte) bool   { return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+func isSubDelim(c byte) bool {
+	return c != 0 && strings.IndexByte("!$&'()*+,;=", c) >= 0
+}
+
+func (p uriParser) unreserved(i int) bool {
+	c := p.at(i)
+	return isAlpha(c) || isDigit(c) || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func (p uriParser) pct(i int) bool {
+	return p.at(i) == '%' && isHex(p.at(i+1)) && isHex(p.at(i+2))
+}
+
+func (p uriParser) pchar(i int) bool {
+	c := p.at(i)
+	return p.unreserved(i) || p.pct(i) || isSubDelim(c) || c == ':' || c == '@'
+}
+
+func (p uriParser) next(i int) int {
+	if p.at(i) == '%' {
+		return i + 3
+	}
+	return i + 1
+}
+
+func (p uriParser) absolute() bool {
+	i := 0
+	if !isAlpha(p.at(i)) {
+		return false
+	}
+	for i++; isAlpha(p.at(i)) || isDigit(p.at(i)) || strings.IndexByte("+-.", p.at(i)) >= 0 && p.at(i) != 0; i++ {
+	}
+	if p.at(i) != ':' {
+		return false
+	}
+	i++
+	var ok bool
+	switch {
+	case p.at(i) == '/' && p.at(i+1) == '/':
+		if i, ok = p.authority(i + 2); !ok {
+			return false
+		}
+		i = p.pathAbEmpty(i)
+	case p.at(i) == '/':
+		i = p.pathAbsolute(i)
+	case p.pchar(i):
+		if i, ok = p.path(i, 0); !ok {
+			return false
+		}
+	}
+	return p.end(i)
+}
+
+func (p uriParser) relative() bool {
+	i := 0
+	var ok bool
+	switch {
+	case p.at(i) == '/' && p.at(i+1) == '/':
+		if i, ok = p.authority(i + 2); !ok {
+			return false
+		}
+		i = p.pathAbEmpty(i)
+	case p.at(i) == '/':
+		i = p.pathAbsolute(i)
+	case p.pchar(i):
+		// path-noscheme: no ':' in the first segment.
+		if i, ok = p.path(i, ':'); !ok {
+			return false
+		}
+	}
+	return p.end(i)
+}
+
+// end reads the optional query and fragment, and reports whether nothing
+// is left after them.
+func (p uriParser) end(i int) bool {
+	if p.at(i) == '?' {
+		for i++; p.pchar(i) || p.at(i) == '/' || p.at(i) == '?'; i = p.next(i) {
+		}
+	}
+	if p.at(i) == '#' {
+		for i++; p.pchar(i) || p.at(i) == '/' || p.at(i) == '?' || p.at(i) == '[' || p.at(i) == ']'; i = p.next(i) {
+		}
+	}
+	return i == len(p)
+}
+
+func (p uriParser) authority(i int) (int, bool) {
+	// userinfo "@", if there is one
+	j := i
+	for p.unreserved(j) || p.pct(j) || isSubDelim(p.at(j)) || p.at(j) == ':' {
+		j = p.next(j)
+	}
+	if p.at(j) == '@' {
+		i = j + 1
+	}
+	// host: an IP literal in brackets, read to the ']' whatever it holds,
+	// or a reg-name (which an IPv4 address also is)
+	if p.at(i) == '[' {
+		for i++; p.at(i) != ']' && i < len(p); i++ {
+		}
+		if p.at(i) != ']' {
+			return i, false
+		}
+		i++
+	} else {
+		for p.unreserved(i) || p.pct(i) || isSubDelim(p.at(i)) {
+			i = p.next(i)
+		}
+	}
+	if p.at(i) == ':' {
+		// a port: at least one digit, and no more than an int holds
+		i++
+		if !isDigit(p.at(i)) {
+			return i, false
+		}
+		port := 0
+		for ; isDigit(p.at(i)); i++ {
+			port = port*10 + int(p.at(i)-'0')
+			if port > math.MaxInt32 {
+				return i, false
+			}
+		}
+	}
+	return i, true
+}
+
+// segment reads a segment; forbid is a byte it may not hold (0: none).
+func (p uriParser) segment(i int, forbid byte) int {
+	for p.pchar(i) && p.at(i) != forbid {
+		i = p.next(i)
+	}
+	return i
+}
+
+func (p uriParser) pathAbEmpty(i int) int {
+	for p.at(i) == '/' {
+		i = p.segment(i+1, 0)
+	}
+	return i
+}
+
+func (p uriParser) pathAbsolute(i int) int {
+	i++ // the '/'
+	if !p.pchar(i) {
+		return i
+	}
+	return p.pathAbEmpty(p.segment(i, 0))
+}
+
+// path reads a rootless path, whose first segment is not empty.
+func (p uriParser) path(i int, forbid byte) (int, bool) {
+	if !p.pchar(i) || p.at(i) == forbid {
+		return i, false
+	}
+	return p.pathAbEmpty(p.segment(i, forbid)), true
+}
+
+// xsDateOrDateTime reports whether v is an xs:date or an xs:dateTime, the
+// union sitemap.xsd takes for <lastmod>: a year of four digits or more
+// (not 0000, a leading '-' for years before 1), a month and a day that
+// exist in it, then for a dateTime "T" and hours, minutes and seconds
+// (24:00:00 allowed), with an optional fraction of a second; either may
+// end with a time zone, Z or ±hh:mm within ±14:00.
+func xsDateOrDateTime(v string) bool {
+	s := collapse(v)
+	i := 0
+	digits := func(n int) (int, bool) {
+		if len(s) < i+n {
+			return 0, false
+		}
+		x := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if !isDigit(c) {
+				return 0, false
+			}
+			x = x*10 + int(c-'0')
+		}
+		i += n
+		return x, true
+	}
+	// year
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		i++
+	}
+	first := i
+	var year int64
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		if year > (math.MaxInt64-9)/10 {
+			return false
+		}
+		year = year*10 + int64(s[i]-'0')
+	}
+	if n := i - first; n < 4 || n > 4 && s[first] == '0' || year == 0 {
+		return false
+	}
+	if neg {
+		year = -year
+	}
+	if i >= len(s) || s[i] != '-' {
+		return false
+	}
+	i++
+	mon, ok := digits(2)
+	if !ok || mon < 1 || mon > 12 || i >= len(s) || s[i] != '-' {
+		return false
+	}
+	i++
+	day, ok := digits(2)
+	if !ok || day < 1 || day > daysIn(year, mon) {
+		return false
+	}
+	if i < len(s) && s[i] == 'T' {
+		i++
+		h, ok1 := digits(2)
+		if !ok1 || i >= len(s) || s[i] != ':' || h > 24 {
+			return false
+		}
+		i++
+		m, ok2 := digits(2)
+		if !ok2 || m > 59 || i >= len(s) || s[i] != ':' {
+			return false
+		}
+		i++
+		sec, ok3 := digits(2)
+		if !ok3 {
+			return false
+		}
+		frac := false
+		if i < len(s) && s[i] == '.' {
+			i++
+			if i >= len(s) || !isDigit(s[i]) {
+				return false
+			}
+			for ; i < len(s) && isDigit(s[i]); i++ {
+				frac = frac || s[i] != '0'
+			}
+		}
+		if sec > 59 || h == 24 && (m != 0 || sec != 0 || frac) {
+			return false
+		}
+	}
+	// time zone
+	switch {
+	case i == len(s):
+		return true
+	case s[i] == 'Z':
+		i++
+	case s[i] == '+' || s[i] == '-':
+		i++
+		h, ok1 := digits(2)
+		if !ok1 || h > 23 || i >= len(s) || s[i] != ':' {
+			return false
+		}
+		i++
+		m, ok2 := digits(2)
+		if !ok2 || m > 59 || h*60+m > 14*60 {
+			return false
+		}
+	default:
+		return false
+	}
+	return i == len(s)
+}
+
+// daysIn is the number of days of a month; leap years as libxml2 counts
+// them (C's remainder, so -4 is a leap year and -100 is not).
+func daysIn(year int64, mon int) int {
+	if mon == 2 && (year%4 == 0 && year%100 != 0 || year%400 == 0) {
+		return 29
+	}
+	return [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[mon-1]
+}
+
+// priorityRE is xs:decimal's lexical form.
+var priorityRE = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+
+// xsPriority reports whether v is an xs:decimal from 0.0 to 1.0, the
+// type sitemap.xsd gives <priority>: "1", ".5", "0.50", "+0.5", "-0" and
+// " 1.0 " are, "1e-1", "5", "-0.1" and "0,5" are not. (libxml2 before
+// 2.14 also rejects decimals of more than 24 significant digits; this
+// does not.)
+func xsPriority(v string) bool {
+	s := collapse(v)
+	if !priorityRE.MatchString(s) {
+		return false
+	}
+	neg := s[0] == '-'
+	s = strings.TrimLeft(s, "+-")
+	whole, frac, _ := strings.Cut(s, ".")
+	whole = strings.TrimLeft(whole, "0")
+	zeroFrac := strings.Trim(frac, "0") == ""
+	switch {
+	case whole == "" && (!neg || zeroFrac):
+		return true
+	case whole == "1" && !neg:
+		return zeroFrac
+	}
+	return false
+}
+
+// xsNCName reports whether v (whitespace collapsed) is an XML name
+// without a colon, as xs:ID wants. Letters, digits and combining marks
+// are Unicode's; libxml2 uses the older tables of XML 1.0's fourth
+// edition, which differ for a few rare characters.
+func xsNCName(v string) bool {
+	v = collapse(v)
+	for i, r := range v {
+		if i == 0 && !(r == '_' || unicode.IsLetter(r)) || !nameChar(r) || r == ':' {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// xsNMTOKENS reports whether v is a space-separated list of XML name
+// tokens. Like libxml2, it takes an empty list.
+func xsNMTOKENS(v string) bool {
+	for _, tok := range strings.FieldsFunc(v, isXMLSpace) {
+		for _, r := range tok {
+			if !nameChar(r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func nameChar(r rune) bool {
+	return r < utf8.RuneSelf && (isAlpha(byte(r)) || isDigit(byte(r)) || strings.ContainsRune("._-:", r)) ||
+		r >= utf8.RuneSelf && (unicode.In(r, unicode.L, unicode.Nd, unicode.Mn, unicode.Mc, unicode.Me) || extender(r))
+}
+
+// extender is XML 1.0's Extender production.
+func extender(r rune) bool {
+	switch {
+	case r == 0xB7, r == 0x2D0, r == 0x2D1, r == 0x387, r == 0x640, r == 0xE46, r == 0xEC6, r == 0x3005:
+		return true
+	case 0x3031 <= r && r <= 0x3035, 0x309D <= r && r <= 0x309E, 0x30FC <= r && r <= 0x30FE:
+		return true
+	}
+	return false
+}
+
+// mediaRE is XHTML's MediaDesc: one or more media descriptors separated
+// by commas (the value is not whitespace-collapsed).
+var mediaRE = regexp.MustCompile(`^[^,]+(,[ \t\n\r]*[^,]+)*$`)
