@@ -1,6 +1,7 @@
 // Package head reads what the head of an HTML page says about listing it in
-// a sitemap: robots meta tags (noindex), its canonical URL, and its hreflang
-// alternates.
+// a sitemap: robots meta tags (noindex), its canonical URL, its hreflang
+// alternates, and a meta refresh that sends the browser elsewhere at once
+// (a redirect stub, as documentation generators write for moved pages).
 //
 // It tokenizes with golang.org/x/net/html, so comments, CDATA sections,
 // raw text (script, style, title), character references and attributes in
@@ -16,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -41,10 +43,20 @@ type Info struct {
 	// (<link rel="alternate" hreflang=… href=…>), absolute, without
 	// duplicates, in document order.
 	Alternates []Alternate
+	// Redirect is where a meta refresh in the head sends a browser at
+	// once (http-equiv="refresh" with a delay of 0 or 1 seconds and a
+	// URL): an absolute http(s) URL, without fragment, resolved against
+	// the page's URL or the <base href> before it. Such a page is a
+	// redirect stub, not a page to list. "" when there is none, when the
+	// delay is longer, when the refresh has no URL (a reload), or when its
+	// URL is the page itself. The content attribute is read by the HTML
+	// Living Standard's shared declarative refresh steps, and as there,
+	// only the first meta refresh that parses counts.
+	Redirect string
 	// Truncated: the head did not end within Limit bytes.
 	Truncated bool
-	// Problems are links that were left out and why, for the caller to
-	// report with the page's name.
+	// Problems are links (and a meta refresh's URL) that were left out
+	// and why, for the caller to report with the page's name.
 	Problems []string
 }
 
@@ -96,7 +108,8 @@ func ReadBytes(page []byte, pageURL string) (Info, error) {
 }
 
 // mentions reports whether b holds "<" followed by meta, link or base, in
-// any case: the only elements whose presence Read looks for.
+// any case: the only elements whose presence Read looks for (robots and
+// refresh metas, canonical and alternate links, the base URL).
 func mentions(b []byte) bool {
 	for {
 		i := bytes.IndexByte(b, '<')
@@ -131,6 +144,14 @@ func Read(r io.Reader, pageURL string) (Info, error) {
 		raw      bool // the next text token is a raw text element's content
 		template int  // depth of <template>, whose content is inert
 		started  bool // a token other than white space was seen
+		// The first meta refresh that parses: refreshed is set by it, as
+		// a browser's "will declaratively refresh", and later ones are
+		// ignored. redirect is its URL, unresolved, if it is one to
+		// follow at once; afterBase says whether a <base href> came
+		// before it (a browser resolves the URL as the element is
+		// inserted, against the base URL of that moment).
+		refreshed, toRedirect, afterBase bool
+		redirect                         string
 	)
 loop:
 	for {
@@ -182,6 +203,16 @@ loop:
 				if slices.ContainsFunc(robotsNames, func(n string) bool { return strings.EqualFold(strings.Trim(a.name, htmlSpace), n) }) {
 					info.NoIndex = info.NoIndex || noindex(a.content)
 				}
+				// http-equiv is an enumerated attribute: its keyword
+				// matches in any case, but without trimming.
+				if !refreshed && a.has&hasHTTPEquiv != 0 && strings.EqualFold(a.httpEquiv, "refresh") {
+					if delay, u, hasURL, ok := parseRefresh(a.content); ok {
+						refreshed = true
+						if delay <= 1 && hasURL {
+							toRedirect, redirect, afterBase = true, u, hasBase
+						}
+					}
+				}
 			case "base":
 				if a.has&hasHref != 0 && !hasBase {
 					base, hasBase = a.href, true
@@ -214,19 +245,31 @@ loop:
 		}
 	}
 
-	if !hasBase && len(canon) == 0 && len(alts) == 0 {
+	if !hasBase && len(canon) == 0 && len(alts) == 0 && !toRedirect {
 		return info, nil
 	}
-	page, err := url.Parse(pageURL)
+	doc, err := url.Parse(pageURL)
 	if err != nil {
 		return Info{}, fmt.Errorf("page URL %q: %w", pageURL, err)
 	}
+	page := doc
 	if hasBase {
 		// The document's base URL: relative links resolve against it.
 		if b, err := resolve(page, base); err == nil {
 			page = b
 		} else {
 			info.Problems = append(info.Problems, fmt.Sprintf("<base href=%q> ignored: %v", base, err))
+		}
+	}
+	if toRedirect && clean(redirect) != "" { // an empty URL is the page itself
+		against := doc
+		if afterBase {
+			against = page
+		}
+		if u, err := resolve(against, redirect); err != nil {
+			info.Problems = append(info.Problems, fmt.Sprintf("meta refresh to %q ignored: %v", redirect, err))
+		} else if !samePage(u, doc) {
+			info.Redirect = u.String()
 		}
 	}
 	for _, href := range canon {
@@ -259,8 +302,8 @@ loop:
 
 // tagAttrs are the attributes of meta, link and base tags that matter.
 type tagAttrs struct {
-	name, content, rel, href, hreflang string
-	has                                uint8 // which were present
+	name, content, rel, href, hreflang, httpEquiv string
+	has                                           uint8 // which were present
 }
 
 const (
@@ -269,6 +312,7 @@ const (
 	hasRel
 	hasHref
 	hasHreflang
+	hasHTTPEquiv
 )
 
 // readAttrs reads a tag's attributes; the first of a repeated one wins, as
@@ -292,6 +336,8 @@ func readAttrs(z *html.Tokenizer) tagAttrs {
 			dst, bit = &a.href, hasHref
 		case "hreflang":
 			dst, bit = &a.hreflang, hasHreflang
+		case "http-equiv":
+			dst, bit = &a.httpEquiv, hasHTTPEquiv
 		default:
 			continue
 		}
@@ -314,12 +360,13 @@ func noindex(content string) bool {
 	return false
 }
 
-// resolve makes a link absolute against base, the way a browser does
-// (leading and trailing white space stripped), and accepts only http and
-// https URLs with a host. The fragment goes: it names a part of the page,
-// not another page.
+// resolve makes a link absolute against base, the way a browser's URL
+// parser does (control characters and spaces stripped from either end,
+// tabs and newlines from anywhere), and accepts only http and https URLs
+// with a host. The fragment goes: it names a part of the page, not
+// another page.
 func resolve(base *url.URL, href string) (*url.URL, error) {
-	href = strings.Trim(href, htmlSpace)
+	href = clean(href)
 	if href == "" {
 		return nil, errors.New("empty")
 	}
@@ -332,4 +379,117 @@ func resolve(base *url.URL, href string) (*url.URL, error) {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u, nil
+}
+
+// clean strips what a browser's URL parser does from a URL string before
+// it parses it.
+func clean(href string) string {
+	href = strings.TrimFunc(href, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(href, "\t\n\r") {
+		href = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, href)
+	}
+	return href
+}
+
+// samePage reports whether u, absolute and without fragment, names the
+// page at doc: the same scheme and host (in any case, with or without the
+// scheme's default port), path and query.
+func samePage(u, doc *url.URL) bool {
+	key := func(u *url.URL) string {
+		scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+		switch {
+		case scheme == "http":
+			host = strings.TrimSuffix(host, ":80")
+		case scheme == "https":
+			host = strings.TrimSuffix(host, ":443")
+		}
+		p := u.Path
+		if p == "" {
+			p = "/"
+		}
+		if u.RawQuery != "" || u.ForceQuery {
+			p += "?" + u.RawQuery
+		}
+		return scheme + "://" + host + p
+	}
+	return key(u) == key(doc)
+}
+
+// parseRefresh reads a meta refresh's content attribute by the HTML
+// Living Standard's shared declarative refresh steps
+// (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps).
+// ok is false where a browser ignores the element. Otherwise delay is the
+// whole seconds to wait (a fraction is ignored; a huge number saturates),
+// and, when hasURL, url is where to go, as written: to be resolved against
+// the page, which is also where a refresh without a URL goes (a reload).
+func parseRefresh(s string) (delay int, url string, hasURL, ok bool) {
+	isSpace := func(c byte) bool { return strings.IndexByte(htmlSpace, c) >= 0 }
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	i := 0
+	skipSpace := func() {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+	}
+	skipSpace()
+	// The delay: digits, or none before a '.'; then any digits and
+	// dots, ignored.
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		if delay < math.MaxInt32/10 {
+			delay = delay*10 + int(s[i]-'0')
+		} else {
+			delay = math.MaxInt32
+		}
+		i++
+	}
+	if i == start && (i == len(s) || s[i] != '.') {
+		return 0, "", false, false
+	}
+	for i < len(s) && (isDigit(s[i]) || s[i] == '.') {
+		i++
+	}
+	// A separator: white space, a ';' or ',', or both.
+	if i < len(s) {
+		if c := s[i]; c != ';' && c != ',' && !isSpace(c) {
+			return 0, "", false, false
+		}
+		skipSpace()
+		if i < len(s) && (s[i] == ';' || s[i] == ',') {
+			i++
+		}
+		skipSpace()
+	}
+	if i == len(s) {
+		return delay, "", false, true
+	}
+	// The URL, after an optional "URL =" in any case, and in quotes or
+	// not. A "U" that does not begin "URL =" begins the URL itself.
+	rest := s[i:]
+	if c := s[i] | 0x20; c == 'u' {
+		if i+2 >= len(s) || s[i+1]|0x20 != 'r' || s[i+2]|0x20 != 'l' {
+			return delay, rest, true, true
+		}
+		i += 3
+		skipSpace()
+		if i == len(s) || s[i] != '=' {
+			return delay, rest, true, true
+		}
+		i++
+		skipSpace()
+	}
+	if i < len(s) && (s[i] == '\'' || s[i] == '"') {
+		q := s[i]
+		url = s[i+1:]
+		if j := strings.IndexByte(url, q); j >= 0 {
+			url = url[:j]
+		}
+		return delay, url, true, true
+	}
+	return delay, s[i:], true, true
 }

@@ -28,6 +28,9 @@ func format(info Info) string {
 	for _, a := range info.Alternates {
 		fmt.Fprintf(&b, "alternate: %s %s\n", a.Lang, a.Href)
 	}
+	if info.Redirect != "" {
+		fmt.Fprintf(&b, "redirect: %s\n", info.Redirect)
+	}
 	fmt.Fprintf(&b, "truncated: %v\n", info.Truncated)
 	for _, p := range info.Problems {
 		fmt.Fprintf(&b, "problem: %s\n", p)
@@ -152,6 +155,7 @@ func TestMentions(t *testing.T) {
 		{"<BaSe href=/>", true},
 		{"<metadata>", true}, // a false alarm costs a tokenizer run only
 		{"a <-meta <:link", false},
+		{`<Meta Http-Equiv="Refresh" content="0; url=/">`, true},
 	} {
 		if got := mentions([]byte(tc.page)); got != tc.want {
 			t.Errorf("mentions(%q) = %v, want %v", tc.page, got, tc.want)
@@ -169,8 +173,9 @@ func TestReadError(t *testing.T) {
 	}
 }
 
-// FuzzRead reads any bytes as a page: never a panic, never a link that is
-// not absolute http(s), and the same outcome from a reader as from memory.
+// FuzzRead reads any bytes as a page: never a panic, never a link or
+// redirect that is not absolute http(s), and the same outcome from a reader
+// as from memory.
 func FuzzRead(f *testing.F) {
 	pages, _ := filepath.Glob("testdata/*.html")
 	for _, p := range pages {
@@ -193,6 +198,9 @@ func FuzzRead(f *testing.F) {
 			if !strings.HasPrefix(a.Href, "http://") && !strings.HasPrefix(a.Href, "https://") {
 				t.Errorf("alternate %q", a.Href)
 			}
+		}
+		if r := info.Redirect; r != "" && !strings.HasPrefix(r, "http://") && !strings.HasPrefix(r, "https://") {
+			t.Errorf("redirect %q", r)
 		}
 		for _, c := range info.Canonicals {
 			if !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
