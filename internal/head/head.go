@@ -8,8 +8,10 @@
 // any order, case and quoting read as a browser reads them. It stops where
 // a browser's parser ends the head: at </head>, at <body> or any other
 // element that cannot be in a head, at text that is not white space, and in
-// any case after Limit bytes, so a page costs a read of its first few
-// kilobytes, not of the whole file.
+// any case after Limit bytes. An ordinary page costs a read of its first few
+// kilobytes, not of the whole file; a head of hundreds of kilobytes of
+// inline style or script is read to its end, and the memory that takes
+// grows with its longest element, not with Limit.
 package head
 
 import (
@@ -26,10 +28,13 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Limit is the most bytes of a page read. A head longer than this (inline
-// styles or scripts of tens of kilobytes) is read up to here only: tags
-// past it are not seen, and Info.Truncated says so.
-const Limit = 64 << 10
+// Limit is the most bytes of a page read: a browser reads the whole head,
+// however long its inline styles and scripts, and so does Read, up to
+// here. A head longer than this is read up to here only: tags past it are
+// not seen, and Info.Truncated says so. Only what is read is held, and
+// only a token at a time: an ordinary page's few kilobytes of head cost
+// the same whatever Limit is.
+const Limit = 1 << 20
 
 // Info is what a page's head says.
 type Info struct {

@@ -8,9 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/sitemapd/sitemapd/internal/benchpage"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -38,19 +41,6 @@ func format(info Info) string {
 	return b.String()
 }
 
-// longHead is a head whose inline style pushes a robots meta tag and a
-// canonical link 100 KB in, past Limit: they are not read, and the result
-// says the head was cut.
-func longHead() []byte {
-	var b bytes.Buffer
-	b.WriteString(`<!doctype html><html><head><title>long</title><meta name="robots" content="nofollow"><style>`)
-	for b.Len() < 100<<10 {
-		b.WriteString(".c{color:#123456}\n")
-	}
-	b.WriteString(`</style><meta name="robots" content="noindex"><link rel="canonical" href="/elsewhere"></head>`)
-	return b.Bytes()
-}
-
 // TestGolden reads each page in testdata and compares what it found with
 // the page's .golden file (go test -update rewrites them).
 func TestGolden(t *testing.T) {
@@ -58,7 +48,10 @@ func TestGolden(t *testing.T) {
 	if len(pages) == 0 {
 		t.Fatal("no test pages")
 	}
-	cases := map[string][]byte{"long-head": longHead()}
+	// Heads whose inline style pushes a robots meta tag, a canonical link
+	// and a meta refresh 200 KiB in, within Limit, and past it: those are
+	// not read, and the result says the head was cut.
+	cases := map[string][]byte{"long-head": styledHead(200 << 10), "too-long-head": styledHead(Limit)}
 	for _, p := range pages {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -74,13 +67,21 @@ func TestGolden(t *testing.T) {
 			}
 			got := format(info)
 			// The tokenizer reads its input in pieces: the outcome must
-			// not depend on where they end.
-			slow, err := Read(iotest.OneByteReader(bytes.NewReader(src)), page)
+			// not depend on where they end. (Pages of hundreds of
+			// kilobytes are read in pieces of 1021 bytes, not one: the
+			// tokenizer moves what it holds of a token to the front of
+			// its buffer at each read, and the race detector checks
+			// every move.)
+			var pieces io.Reader = iotest.OneByteReader(bytes.NewReader(src))
+			if len(src) > 64<<10 {
+				pieces = &chunkReader{r: bytes.NewReader(src), n: 1021}
+			}
+			slow, err := Read(pieces, page)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if s := format(slow); s != got {
-				t.Errorf("read a byte at a time:\n%s\nread whole:\n%s", s, got)
+				t.Errorf("read in pieces:\n%s\nread whole:\n%s", s, got)
 			}
 			// Read from memory, as small pages are: the same outcome.
 			if whole, err := ReadBytes(src, page); err != nil || format(whole) != got {
@@ -102,6 +103,46 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLateHead reads heads whose inline style pushes their tags far in:
+// up to Limit they are seen, past it they are not, and Truncated says so.
+func TestLateHead(t *testing.T) {
+	for _, tc := range []struct {
+		style             int // bytes of style before the tags
+		noindex, truncate bool
+	}{
+		{200 << 10, true, false},
+		{Limit - 4<<10, true, false},
+		{Limit + 1, false, true},
+	} {
+		src := styledHead(tc.style)
+		info, err := Read(bytes.NewReader(src), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var redirect string
+		if tc.noindex {
+			redirect = "https://example.com/dir/moved.html"
+		}
+		if info.NoIndex != tc.noindex || info.Truncated != tc.truncate || info.Redirect != redirect {
+			t.Errorf("%d bytes of style: noindex %v, truncated %v, redirect %q; want %v, %v, %q",
+				tc.style, info.NoIndex, info.Truncated, info.Redirect, tc.noindex, tc.truncate, redirect)
+		}
+	}
+}
+
+// styledHead is a head with n bytes (or a few more) of inline style, then
+// a robots noindex, a canonical link and a meta refresh.
+func styledHead(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<!doctype html><html><head><title>long</title><meta name="robots" content="nofollow"><style>`)
+	for start := b.Len(); b.Len()-start < n; {
+		b.WriteString(".c{color:#123456}\n")
+	}
+	b.WriteString(`</style><meta name="robots" content="noindex"><link rel="canonical" href="/elsewhere">`)
+	b.WriteString(`<meta http-equiv="refresh" content="0; url=moved.html"></head><body>`)
+	return b.Bytes()
 }
 
 // TestReadsOnlyTheHead checks that a page is read no further than its
@@ -127,6 +168,35 @@ func TestReadsOnlyTheHead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOrdinaryPageMemory checks that the memory a read takes follows the
+// head read, not Limit: an ordinary page's head of a few kilobytes costs a
+// few kilobytes, however large Limit is.
+func TestOrdinaryPageMemory(t *testing.T) {
+	src := []byte(benchpage.Page("page.html", 99))
+	const runs = 100
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if _, err := Read(bytes.NewReader(src), page); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 32<<10 {
+		t.Errorf("a read of a page with a %d-byte head allocates %d bytes", bytes.Index(src, []byte("</head>")), per)
+	}
+}
+
+// chunkReader reads at most n bytes at a time.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	return c.r.Read(p[:min(len(p), c.n)])
 }
 
 type countReader struct {
