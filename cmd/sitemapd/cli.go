@@ -54,7 +54,9 @@ const usage = `usage: sitemapd <command> [flags]
 
 commands:
   run      -config FILE   build, then watch the document root and keep every sitemap true
-  build    -config FILE   build every sitemap and the index once, then exit
+  build    -config FILE [-force]
+                          build every sitemap and the index once, then exit;
+                          -force publishes a shrink the guard would refuse
   check    -config FILE   validate a configuration file
   check    [-config FILE] PATH|URL...
                           validate sitemaps or indexes against the protocol
@@ -235,14 +237,21 @@ func start(name string, args []string, stderr io.Writer, more ...func(*flag.Flag
 }
 
 func cmdBuild(args []string, stderr io.Writer) int {
-	s, ok := start("build", args, stderr)
+	var force bool
+	s, ok := start("build", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&force, "force", false, "publish even a build that stops listing most pages (the shrink guard)")
+	})
 	if !ok {
 		return ExitUsage
 	}
 	defer s.stop()
 	cfg, log, ctx := s.cfg, s.log, s.ctx
 
-	eng, err := build.New(cfg, log)
+	var opts []build.Option
+	if force {
+		opts = append(opts, build.WithForce())
+	}
+	eng, err := build.New(cfg, log, opts...)
 	if err != nil {
 		log.Error("cannot start", zap.Error(err))
 		return ExitFailure
@@ -255,7 +264,7 @@ func cmdBuild(args []string, stderr io.Writer) int {
 			zap.Int("groups", rep.Groups), zap.Int("urls", rep.URLs),
 			zap.Int("sitemaps", rep.Sitemaps), zap.Int("indexes", rep.Indexes),
 			zap.Int("written", len(rep.Written)), zap.Int("unchanged", rep.Unchanged),
-			zap.Int("removed", len(rep.Removed)), zap.Float64("seconds", rep.Duration.Seconds()))
+			zap.Int("removed", len(rep.Removed)), rep.LeftOutField(), zap.Float64("seconds", rep.Duration.Seconds()))
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

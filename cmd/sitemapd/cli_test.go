@@ -90,6 +90,35 @@ func TestBuildRefusesForeignFile(t *testing.T) {
 	}
 }
 
+// TestBuildShrinkGuard: a build that would leave out every page is refused
+// (exit 1, the sitemaps as they were, a message naming the cause); -force
+// publishes it.
+func TestBuildShrinkGuard(t *testing.T) {
+	cfg, root := writeConfig(t, "")
+	if code, _, stderr := runCLI("build", "-config", cfg); code != ExitOK {
+		t.Fatalf("first build: exit %d: %s", code, stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(root, "blog", "sitemap.xml"))
+	os.WriteFile(filepath.Join(root, "robots.txt"), []byte("Disallow: /blog/\nUser-agent: *\nDisallow: /\n"), 0o644)
+	code, _, stderr := runCLI("build", "-config", cfg)
+	if code != ExitFailure || !strings.Contains(stderr, "publish refused") ||
+		!strings.Contains(stderr, `2 of 2 pages are disallowed by robots.txt for user agent \"*\"`) {
+		t.Errorf("refused build: exit %d, stderr:\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, "blog", "sitemap.xml")); string(after) != string(before) {
+		t.Error("a refused build changed blog/sitemap.xml")
+	}
+	if !strings.Contains(stderr, `"left_out":{"robots":2}`) {
+		t.Errorf("no left-out counts in the log:\n%s", stderr)
+	}
+	if code, _, stderr := runCLI("build", "-config", cfg, "-force"); code != ExitOK {
+		t.Fatalf("forced build: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "blog", "sitemap.xml")); err == nil {
+		t.Error("the forced build kept blog/sitemap.xml")
+	}
+}
+
 // TestPing drives `sitemapd ping` against an endpoint on 127.0.0.1: -dry-run
 // prints and sends nothing, -now pings the index, a failure exits 1 and
 // keeps the ping owed for the next try.

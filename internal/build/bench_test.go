@@ -68,7 +68,7 @@ func BenchmarkHeads(b *testing.B) {
 		pages string
 		opts  []Option
 	}{
-		{"off", "{noindex: false, canonical: false, hreflang: false}", nil},
+		{"off", "{noindex: false, canonical: false, hreflang: false, redirects: false}", nil},
 		{"on", "{}", nil},
 		{"on-daemon", "{}", []Option{WithChanges()}},
 	} {

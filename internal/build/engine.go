@@ -51,6 +51,10 @@ type Engine struct {
 	text       *textrecord.Record // text sitemaps written, by hash
 	storePath  string             // the head store, "" when heads are not read
 	store      *headstore.Store   // heads of the last full build, until memory holds them
+
+	force   bool         // no shrink guard (WithForce)
+	refused *ShrinkError // the last full build's refusal, until one succeeds
+	started bool         // a full build has run (the canonical warning is given once)
 }
 
 // group is what the engine knows of one group between publishes.
@@ -61,6 +65,7 @@ type group struct {
 	parts, textParts []string
 	links            []string // directories its followed symlinks point into
 	failed           bool     // its last publish failed: retry it
+	urls             int      // URLs its published parts list; -1 when not known
 }
 
 // builtinStylesheet is written as config.StylesheetFile at the root of the
@@ -79,6 +84,10 @@ type Option func(*Engine)
 func WithChanges() Option {
 	return func(e *Engine) { e.mem = tree.NewMemory(tree.Depth(e.cfg.Depth)) }
 }
+
+// WithForce makes publishes that the shrink guard (shrink_guard) would
+// refuse: `sitemapd build -force`, for a shrink that is meant.
+func WithForce() Option { return func(e *Engine) { e.force = true } }
 
 // WithProgress sets how often a long walk logs its progress (0: never).
 func WithProgress(d time.Duration) Option { return func(e *Engine) { e.progress = d } }
@@ -143,13 +152,28 @@ type Report struct {
 	Unchanged int      // files whose bytes were already right
 	Duration  time.Duration
 	Changes   tree.Changes // page URLs added, changed, removed (WithChanges only)
+	// LeftOut counts the pages read that are not listed, by reason: all of
+	// the site's after a full build, those of the directories read after
+	// a rebuild.
+	LeftOut tree.Tally
+}
+
+// LeftOutField is LeftOut as a log field: the non-zero counts by reason.
+func (r *Report) LeftOutField() zap.Field {
+	var fields []zap.Field
+	for _, why := range tree.Reasons() {
+		if n := r.LeftOut[why]; n > 0 {
+			fields = append(fields, zap.Int(why.String(), n))
+		}
+	}
+	return zap.Dict("left_out", fields...)
 }
 
 // state returns the state of a group, creating it.
 func (e *Engine) state(dir string) *group {
 	g := e.groups[dir]
 	if g == nil {
-		g = &group{}
+		g = &group{urls: -1}
 		e.groups[dir] = g
 	}
 	return g

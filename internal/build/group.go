@@ -24,6 +24,9 @@ import (
 // staged; if not, the group is marked failed, its previously published
 // parts stay as they are and stay listed.
 func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
+	r.save(e, g.Dir)
+	r.left.Merge(&g.Left)
+	r.rep.LeftOut.Merge(g.Left.Tally)
 	st := e.state(g.Dir)
 	if g.Err != nil {
 		if st.parts == nil {
@@ -69,23 +72,35 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	if e.cfg.TextSitemaps() {
 		st.textParts = e.publishText(r, g.Dir, urls)
 	}
-	if e.mem != nil {
-		s := staging{upd: u}
-		// Equal bytes in as many files: not one URL or lastmod changed.
-		// A group that failed last time may have lost its files with its
-		// directory, so it is compared whatever its files say.
-		if changed || len(names) != len(old) || st.failed {
-			if prev := e.mem.Listings(g.Dir); prev != nil && u.View != nil {
-				s.changes = tree.Compare(prev, u.View, r.now, e.scan.PageLoc)
-			} else {
-				// Not remembered (a restart, or a group that follows
-				// symlinks): what it published is in its files, not yet
-				// replaced (the commit comes later).
-				s.changes = tree.Diff(e.readURLs(old), urls)
-			}
+	if r.full && e.mem == nil {
+		// A build: what the group published before is read only where
+		// the shrink guard needs it, where it may differ. Bytes unchanged
+		// in as many files list the same URLs.
+		old = names
+		if e.guarded() && (changed || e.hasPart(g.Dir, len(names)+1)) {
+			old = e.publishedParts(g.Dir)
 		}
-		r.staged[g.Dir] = s
 	}
+	s := staging{upd: u, urls: len(urls)}
+	prev := len(urls) // the same bytes list the same URLs
+	// Equal bytes in as many files: not one URL or lastmod changed. A
+	// group that failed last time may have lost its files with its
+	// directory, so it is compared whatever its files say.
+	if changed || len(names) != len(old) || st.failed {
+		if before := e.remembered(g.Dir); before != nil && u != nil && u.View != nil {
+			s.changes = tree.Compare(before, u.View, r.now, e.scan.PageLoc)
+			prev = tree.CountListed(before)
+		} else if e.mem != nil || e.guarded() {
+			// Not remembered (a restart, a build, or a group that follows
+			// symlinks): what it published is in its files, not yet
+			// replaced (the commit comes later).
+			published := e.readURLs(old)
+			s.changes = tree.Diff(published, urls)
+			prev = len(published)
+		}
+	}
+	r.account(e, g, prev, len(urls), s.changes.Removed)
+	r.staged[g.Dir] = s
 	st.parts = names
 	st.links = nil
 	if len(g.Links) > 0 {
@@ -147,6 +162,20 @@ func (e *Engine) claimed(p string, index []string) bool {
 		return true
 	}
 	return slices.Contains(index, p)
+}
+
+// remembered is what memory holds of a group (nil without memory).
+func (e *Engine) remembered(dir string) map[string]*tree.Listing {
+	if e.mem == nil {
+		return nil
+	}
+	return e.mem.Listings(dir)
+}
+
+// hasPart reports whether part n of a group's sitemap is on disk.
+func (e *Engine) hasPart(dir string, n int) bool {
+	_, err := e.pub.Stat(path.Join(dir, e.outName(config.PartName(e.cfg.SitemapName, n))))
+	return err == nil
 }
 
 // partsOf lists the sitemap files a group published: as remembered, or,

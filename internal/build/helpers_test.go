@@ -75,6 +75,12 @@ func materialize(t testing.TB, manifest, root string) {
 				}
 			}
 			writeFile(t, filepath.Join(root, args[0]), args[1], mt)
+		case "r": // r "path" "before" "filler" "count" "after": filler repeated count times
+			n, err := strconv.Atoi(args[3])
+			if err != nil {
+				t.Fatalf("%s:%d: count: %v", manifest, n, err)
+			}
+			writeFile(t, filepath.Join(root, args[0]), args[1]+strings.Repeat(args[2], n)+args[4], defaultMTime)
 		case "d":
 			if err := os.MkdirAll(filepath.Join(root, args[0]), 0o755); err != nil {
 				t.Fatal(err)

@@ -155,6 +155,25 @@ func (e *Engine) indexNames() []string {
 	return names
 }
 
+// indexedParts lists the sitemap files the index on disk lists (as paths
+// relative to the output root): what sitemapd published last, wherever it
+// is. Entries that are not sitemaps of this configuration's name, or not
+// under base_url, are left out.
+func (e *Engine) indexedParts() []string {
+	var names []string
+	for loc := range e.readURLs(e.publishedPartsOf("", e.cfg.IndexName)) {
+		p, ok := e.loc.SitePath(loc)
+		if !ok {
+			continue
+		}
+		name, err := url.PathUnescape(strings.TrimPrefix(p, "/"))
+		if err == nil && config.IsPartName(path.Base(name), e.cfg.SitemapName) && name == path.Clean(name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // IndexURLs returns the URLs of the published index files.
 func (e *Engine) IndexURLs() []string {
 	var urls []string

@@ -84,7 +84,11 @@ func TestRobotsRules(t *testing.T) {
 		want  []string
 	}{
 		{"", []string{"/", "/private/open.html", "/blog/a.html"}},
-		{"pages: {robots_agent: Googlebot-News}\n", nil},
+		// Google matches agents whole: Googlebot-News would fall to "*".
+		// Everything disallowed lists nothing, which only a build without
+		// the shrink guard publishes.
+		{"pages: {robots_agent: googlebot}\nshrink_guard: false\n", nil},
+		{"pages: {robots_agent: Googlebot-News}\n", []string{"/", "/private/open.html", "/blog/a.html"}},
 		{"pages: {robots_txt: false}\n", []string{"/", "/private/open.html", "/private/secret.html", "/blog/a.html", "/a%20b/c.html"}},
 		{"prefixed", []string{"/site/", "/site/private/open.html", "/site/private/secret.html", "/site/blog/a.html", "/site/a%20b/c.html"}},
 	} {

@@ -37,21 +37,32 @@ type run struct {
 	temps    []string           // temp files met, removed if older than start
 	store    *headstore.Writer  // the new head store of a full build, or nil
 	oldIndex []string           // index files before the publish
+
+	// For the shrink guard: of the pages the groups published listed
+	// before, how many they list still and how many a rule now leaves out
+	// (by reason); how many they will list; what the reads left out; and
+	// each group's state before the publish, restored if it is refused
+	// (nil: there was none).
+	still, after int
+	dropped      tree.Tally
+	left         scan.LeftOut
+	saved        map[string]*group
 }
 
 // staging is what a group's publish will change once its files are
-// committed: the changes to report and the update to remember. If the
-// files fail to land, neither happens.
+// committed: the changes to report, the update to remember and the number
+// of URLs it lists. If the files fail to land, none of it happens.
 type staging struct {
 	changes tree.Changes
 	upd     *tree.Update // nil without memory
+	urls    int
 }
 
 func (e *Engine) begin(full bool) *run {
 	now := e.now()
 	return &run{
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: &Report{},
-		staged: map[string]staging{}, seen: map[string]bool{}, kept: map[string]bool{},
+		staged: map[string]staging{}, seen: map[string]bool{}, kept: map[string]bool{}, saved: map[string]*group{},
 		oldIndex: e.indexNames(),
 	}
 }
@@ -118,6 +129,14 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		e.abort(r)
 		return nil, err
 	}
+	if !e.started {
+		e.started = true
+		e.warnCanonicals(&r.left)
+	}
+	// Sitemaps the last index listed may be in directories this walk no
+	// longer enters (excluded since, or no longer a group): they go too,
+	// unless a group claims them again.
+	r.stale = append(r.stale, e.indexedParts()...)
 	return e.finish(r)
 }
 
@@ -194,6 +213,12 @@ func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []stri
 // files beside it), removes the outputs nothing claims any more and stale
 // temp files, and saves the record of text sitemaps.
 func (e *Engine) finish(r *run) (*Report, error) {
+	if err := e.guard(r); err != nil {
+		return e.refuse(r, err)
+	}
+	if r.full {
+		e.refused = nil
+	}
 	e.commit(r)
 	if r.full {
 		e.forgetUnseen(r)
@@ -212,6 +237,11 @@ func (e *Engine) finish(r *run) (*Report, error) {
 		}
 	}
 	r.stale = append(r.stale, r.oldIndex...)
+	if r.full {
+		// After a full walk every text sitemap of ours is a part of some
+		// group, or stale: the record knows them all, wherever they are.
+		e.text.Names(func(name string) { r.stale = append(r.stale, name) })
+	}
 	for _, p := range r.temps {
 		if err := e.pub.RemoveTemp(p, r.start); err != nil {
 			r.errs = append(r.errs, err)
@@ -259,8 +289,9 @@ func (e *Engine) forgetUnseen(r *run) {
 		e.store.Close()
 		e.store = nil
 	}
-	for dir := range e.groups {
+	for dir, g := range e.groups {
 		if !r.seen[dir] {
+			r.stale = append(append(r.stale, g.parts...), g.textParts...)
 			delete(e.groups, dir)
 		}
 	}
@@ -302,15 +333,20 @@ func (e *Engine) commit(r *run) {
 	}
 	for _, dir := range slices.Sorted(maps.Keys(r.staged)) {
 		if st := r.staged[dir]; !bad[dir] {
-			r.rep.Changes.Merge(st.changes)
-			if st.upd != nil {
-				e.mem.Apply(dir, st.upd)
+			if e.mem != nil {
+				r.rep.Changes.Merge(st.changes)
+				if st.upd != nil {
+					e.mem.Apply(dir, st.upd)
+				}
+			}
+			if g := e.groups[dir]; g != nil {
+				g.urls = st.urls
 			}
 		}
 	}
 	for dir := range bad {
 		g := e.state(dir)
-		g.parts, g.textParts = e.publishedParts(dir), e.publishedTextParts(dir)
+		g.parts, g.textParts, g.urls = e.publishedParts(dir), e.publishedTextParts(dir), -1
 	}
 }
 

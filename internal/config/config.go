@@ -63,6 +63,14 @@ type Config struct {
 	// at the root of the output, changing nothing else in it.
 	RobotsTxt bool `yaml:"robots_txt"`
 
+	// ShrinkGuard refuses a publish that would stop listing more than half
+	// of the pages listed before while their files are still there (left
+	// out by a rule: robots.txt, noindex, canonical…), or that would list
+	// nothing while there are pages: most likely a mistake (a wrong
+	// base_url makes every canonical point elsewhere), which must not
+	// empty a site. `sitemapd build -force` makes one publish anyway.
+	ShrinkGuard bool `yaml:"shrink_guard"`
+
 	// StateDir holds what the notifier still owes each endpoint. It is only
 	// used when endpoints are configured.
 	StateDir string `yaml:"state_dir"`
@@ -110,10 +118,19 @@ type Pages struct {
 	// googlebot meta tag says noindex or none; Canonical, pages whose
 	// rel=canonical link names another URL; Hreflang lists each page's
 	// hreflang alternates as xhtml:link entries.
-	NoIndex   bool     `yaml:"noindex"`
-	Canonical bool     `yaml:"canonical"`
-	Hreflang  bool     `yaml:"hreflang"`
+	NoIndex   bool `yaml:"noindex"`
+	Canonical bool `yaml:"canonical"`
+	Hreflang  bool `yaml:"hreflang"`
+	// Redirects leaves out pages whose head sends a browser elsewhere at
+	// once (a meta refresh with a delay of 0 or 1 seconds and a URL):
+	// redirect stubs, which search engines do not index.
+	Redirects bool     `yaml:"redirects"`
 	Exclude   []string `yaml:"exclude"`
+	// ErrorPages are globs, like Exclude's, of the site's error pages
+	// (404.html, 50x.html, …): files that exist to be served in place of a
+	// page that does not, never pages to crawl. The default list covers
+	// the common names; setting the key replaces it.
+	ErrorPages []string `yaml:"error_pages"`
 	// IgnoreNames are base-name globs for editor, backup and temporary files
 	// that are never pages. The default list covers vim, emacs, rsync, sed -i
 	// and browser downloads; setting the key replaces it.
@@ -222,8 +239,11 @@ func Default() Config {
 			NoIndex:        true,
 			Canonical:      true,
 			Hreflang:       true,
+			Redirects:      true,
+			ErrorPages:     DefaultErrorPages(),
 			IgnoreNames:    DefaultIgnoreNames(),
 		},
+		ShrinkGuard: true,
 		Watch: Watch{
 			Settle:   500 * time.Millisecond,
 			MaxDelay: 5 * time.Second,
@@ -247,6 +267,17 @@ func DefaultIgnoreNames() []string {
 	return []string{
 		"*~", "*.bak", "*.old", "*.orig", "*.swp", "*.swo", "#*#",
 		"4913", "*.tmp", "*.part", "*.crdownload", "~$*",
+	}
+}
+
+// DefaultErrorPages lists globs of the error pages static servers and site
+// generators use: 404.html (GitHub Pages, Netlify, Hugo, Jekyll, Sphinx),
+// nginx's 50x.html, 500.html and the like, Gatsby's 404/index.html and
+// rustdoc's not_found.html.
+func DefaultErrorPages() []string {
+	return []string{
+		"[45][0-9][0-9].html", "[45][0-9][0-9].htm", "[45][0-9]x.html", "[45]xx.html",
+		"404/index.html", "not_found.html",
 	}
 }
 

@@ -77,7 +77,9 @@ func TestBadConfigs(t *testing.T) {
 		{"wrong-type.bad.yml", []string{"wrong-type.bad.yml:3: depth: cannot unmarshal !!str `deep` into int"}},
 		{"syntax.bad.yml", []string{"syntax.bad.yml:", "invalid YAML"}},
 		{"options.bad.yml", []string{`options.bad.yml:3: robots_txt: needs base_url at the root of its host`,
-			`options.bad.yml:4: stylesheet: "ftp://example.com/s.xsl" must be builtin, a path from the site root`}},
+			`options.bad.yml:4: stylesheet: "ftp://example.com/s.xsl" must be builtin, a path from the site root`,
+			`options.bad.yml:6: pages.robots_agent: "Googlebot/2.1" must be "*" or a crawler's product token, letters, digits`,
+			`options.bad.yml:7: pages.error_pages[0]: "/errors/[x" is not a valid glob`}},
 		{"formats.bad.yml", []string{
 			`formats.bad.yml:4: formats: "html" is not a format: xml, txt`,
 			`formats.bad.yml:4: formats: must include xml`,

@@ -20,6 +20,14 @@ import (
 // MaxDepth bounds Depth; deeper folding has no use and only costs groups.
 const MaxDepth = 32
 
+// ValidRobotsAgent reports whether pages.robots_agent may be a: "*", or a
+// product token. Google's parser compares a group's User-agent with the
+// crawler's product token only, so "Googlebot/2.1" would match no group
+// and silently fall back to "*".
+func ValidRobotsAgent(a string) bool { return a == "*" || robotsAgentRE.MatchString(a) }
+
+var robotsAgentRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
 var indexNowKeyRE = regexp.MustCompile(`^[A-Za-z0-9-]{8,128}$`)
 
 // validate checks every value, normalises the ones that have a canonical
@@ -66,8 +74,8 @@ func (c *Config) validate(lines map[string]int) error {
 		}
 	}
 
-	if strings.TrimSpace(c.Pages.RobotsAgent) == "" {
-		bad("pages.robots_agent", "must name a user agent, e.g. \"*\" or \"Googlebot\"")
+	if a := c.Pages.RobotsAgent; !ValidRobotsAgent(a) {
+		bad("pages.robots_agent", "%q must be \"*\" or a crawler's product token, letters, digits, \"-\" and \"_\" only, e.g. \"Googlebot\"", a)
 	}
 
 	// stylesheet
@@ -155,6 +163,11 @@ func (c *Config) validate(lines map[string]int) error {
 	for i, g := range c.Pages.Exclude {
 		if !doublestar.ValidatePattern(NormalizeGlob(g)) {
 			bad(fmt.Sprintf("pages.exclude[%d]", i), "%q is not a valid glob", g)
+		}
+	}
+	for i, g := range c.Pages.ErrorPages {
+		if !doublestar.ValidatePattern(NormalizeGlob(g)) {
+			bad(fmt.Sprintf("pages.error_pages[%d]", i), "%q is not a valid glob", g)
 		}
 	}
 	for i, g := range c.Pages.IgnoreNames {

@@ -233,7 +233,11 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	}()
 
 	d.metrics.SetState(func() metrics.State {
-		return metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats()}
+		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats()}
+		if err := eng.Refused(); err != nil {
+			st.Refused = err.Error()
+		}
+		return st
 	})
 	d.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
 		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
@@ -355,8 +359,21 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why Trigger
 			urls = rep.URLs
 		}
 		d.metrics.Published(why.String(), rep.Duration, urls, err)
+		if why.Full() {
+			d.metrics.LeftOut(rep.LeftOut)
+		}
 	}
-	if err != nil {
+	var refused *build.ShrinkError
+	switch {
+	case errors.As(err, &refused):
+		// Nothing was published; it stays refused until a publish is not
+		// (or the configuration changes).
+		d.log.Error("publish refused by the shrink guard", zap.Stringer("trigger", why), rep.LeftOutField(), zap.Error(err))
+		if d.opts.OnIdle != nil {
+			d.opts.OnIdle(*rep)
+		}
+		return
+	case err != nil:
 		d.log.Error("publish incomplete", zap.Stringer("trigger", why), zap.Error(err))
 	}
 	if rep == nil {
@@ -366,7 +383,7 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why Trigger
 	d.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
 		zap.Int("added", len(c.Added)), zap.Int("changed", len(c.Changed)), zap.Int("removed", len(c.Removed)),
 		zap.Int("files_written", len(rep.Written)), zap.Int("files_removed", len(rep.Removed)),
-		zap.Float64("seconds", rep.Duration.Seconds()))
+		rep.LeftOutField(), zap.Float64("seconds", rep.Duration.Seconds()))
 	if !c.Empty() || len(rep.Written)+len(rep.Removed) > 0 {
 		p := Publish{
 			Changes: c, Files: append(append([]string{}, rep.Written...), rep.Removed...), Indexes: eng.IndexURLs(),

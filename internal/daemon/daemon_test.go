@@ -34,6 +34,7 @@ type harness struct {
 	pubs    []Publish
 	syncN   int
 	logs    *observer.ObservedLogs
+	d       *Daemon
 }
 
 func (h *harness) Published(p Publish) {
@@ -72,6 +73,7 @@ func (h *harness) run() {
 	// (every inotify event is a debug line).
 	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)).Core(), core))
 	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, log)
+	h.d = d
 	go func() { h.done <- d.Run(ctx) }()
 	h.t.Cleanup(h.stop)
 	h.sync()

@@ -21,7 +21,10 @@ func TestModel(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			// Every feature that writes files is on: text sitemaps too.
-			h := start(t, "formats: [xml, txt]\n")
+			// The shrink guard is off: it refuses (in the daemon as in the
+			// full build it is compared with) what random steps may well
+			// do, leave out most of the site; TestShrinkGuard* test it.
+			h := start(t, modelConfig(nil))
 			m := &model{h: h, r: rand.New(rand.NewPCG(seed, seed))}
 			for i := range 60 {
 				m.step(i)
@@ -33,6 +36,15 @@ func TestModel(t *testing.T) {
 			h.checkOracle()
 		})
 	}
+}
+
+// modelConfig is the model's configuration, beyond testConfig.
+func modelConfig(exclude []string) string {
+	c := "formats: [xml, txt]\nshrink_guard: false\n"
+	if exclude != nil {
+		c += fmt.Sprintf("pages:\n  exclude: [%q]\n", exclude[0])
+	}
+	return c
 }
 
 type model struct {
@@ -85,7 +97,7 @@ func (m *model) step(i int) {
 		}
 		return
 	}
-	switch op := r.IntN(14); op {
+	switch op := r.IntN(16); op {
 	case 0, 1: // create
 		f := filepath.Join(m.dir(), m.name())
 		logf("create %s", f)
@@ -171,6 +183,8 @@ func (m *model) step(i int) {
 				`<link rel="canonical" href="` + filepath.Base(f) + `">`, // itself
 				`<link rel="alternate" hreflang="de" href="/de/` + filepath.Base(f) + `"><link rel="alternate" hreflang="x-default" href="/">`,
 				`<title>plain</title>`,
+				`<meta http-equiv="refresh" content="0; url=/">`,         // a redirect stub
+				`<meta http-equiv="refresh" content="30; url=/"><title>`, // shown first: listed
 			}
 			head := heads[r.IntN(len(heads))]
 			logf("write %s: %s", f, head)
@@ -178,6 +192,21 @@ func (m *model) step(i int) {
 				h.t.Fatal(err)
 			}
 		}
+	case 14: // an error page, as servers and generators write them
+		f := filepath.Join(m.dir(), []string{"404.html", "50x.html", "not_found.html"}[r.IntN(3)])
+		logf("create error page %s", f)
+		h.write(f)
+	case 15: // a new configuration: another directory excluded, or none
+		var exclude []string
+		if d := m.dir(); d != "" && r.IntN(3) > 0 {
+			exclude = []string{"/" + d + "/**"}
+		}
+		logf("reload with exclude %q", exclude)
+		if err := os.WriteFile(h.cfgPath, []byte(testConfig+modelConfig(exclude)), 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+		h.reload <- struct{}{}
+		h.sync() // the new configuration serves
 	case 11: // chmod: an event (IN_ATTRIB) that changes no sitemap
 		dir := r.IntN(2) == 0
 		if f := m.existing(dir); f != "" {

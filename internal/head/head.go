@@ -146,9 +146,10 @@ func Read(r io.Reader, pageURL string) (Info, error) {
 		hasBase  bool
 		canon    []string
 		alts     []Alternate
-		raw      bool // the next text token is a raw text element's content
-		template int  // depth of <template>, whose content is inert
-		started  bool // a token other than white space was seen
+		raw      bool   // the next text token is a raw text element's content
+		rawTag   string // that element
+		template int    // depth of <template>, whose content is inert
+		started  bool   // a token other than white space was seen
 		// The first meta refresh that parses: refreshed is set by it, as
 		// a browser's "will declaratively refresh", and later ones are
 		// ignored. redirect is its URL, unresolved, if it is one to
@@ -171,6 +172,18 @@ loop:
 			info.Truncated = lr.N == 0
 			break loop
 		case html.TextToken:
+			if wasRaw && rawTag == "noscript" && template == 0 && !refreshed {
+				// What a browser without scripts reads: a redirect stub
+				// for it is one for crawlers that run no scripts, and
+				// the ones that do meet a script sending them the same
+				// way (sphinx-reredirects writes both).
+				if delay, u, hasURL, ok := noscriptRefresh(z.Raw()); ok {
+					refreshed = true
+					if delay <= 1 && hasURL {
+						toRedirect, redirect, afterBase = true, u, hasBase
+					}
+				}
+			}
 			if wasRaw || template > 0 {
 				continue
 			}
@@ -185,7 +198,7 @@ loop:
 			started = true
 			name, hasAttr := z.TagName()
 			tag := string(name)
-			raw = tt == html.StartTagToken && rawText[tag]
+			raw, rawTag = tt == html.StartTagToken && rawText[tag], tag
 			if template > 0 {
 				if tag == "template" && tt == html.StartTagToken {
 					template++
@@ -423,6 +436,29 @@ func samePage(u, doc *url.URL) bool {
 		return scheme + "://" + host + p
 	}
 	return key(u) == key(doc)
+}
+
+// noscriptRefresh finds the first meta refresh that parses in a <noscript>
+// element's content, as a browser without scripts parses it.
+func noscriptRefresh(content []byte) (delay int, url string, hasURL, ok bool) {
+	z := html.NewTokenizer(bytes.NewReader(content))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return 0, "", false, false
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if string(name) != "meta" || !hasAttr {
+				continue
+			}
+			a := readAttrs(z)
+			if a.has&hasHTTPEquiv != 0 && strings.EqualFold(a.httpEquiv, "refresh") {
+				if delay, url, hasURL, ok = parseRefresh(a.content); ok {
+					return delay, url, hasURL, ok
+				}
+			}
+		}
+	}
 }
 
 // parseRefresh reads a meta refresh's content attribute by the HTML

@@ -159,7 +159,10 @@ func TestRedirect(t *testing.T) {
 		{"tabs and newlines in the URL", refresh + `"0; url=/a&#9;b&#10;c">`, "https://example.com/abc", ""},
 		{"not http", refresh + `"0; url=mailto:someone@example.com">`, "", "not an http(s) URL"},
 		{"in a template", `<template>` + refresh + `"0; url=/a"></template>`, "", ""},
-		{"in noscript", `<noscript>` + refresh + `"0; url=/a"></noscript>`, "", ""},
+		// Read as a browser without scripts reads it (sphinx-reredirects'
+		// stubs): a redirect for every client that runs no script.
+		{"in noscript", `<noscript>` + refresh + `"0; url=/a"></noscript>`, "https://example.com/a", ""},
+		{"in noscript, after another refresh", refresh + `"5"><noscript>` + refresh + `"0; url=/a"></noscript>`, "", ""},
 		{"after the head", `</head><body>` + refresh + `"0; url=/a">`, "", ""},
 		{"with a name too", `<meta name="robots" http-equiv="refresh" content="0; url=/a">`, "https://example.com/a", ""},
 	} {

@@ -25,7 +25,9 @@ import (
 // Name is the head store's file name in state_dir.
 const Name = "heads"
 
-const magic = "sitemapd heads 1\n"
+// magic starts a store. Version 2 keeps why a head hides its page (a
+// tree.Reason) where version 1 kept a flag.
+const magic = "sitemapd heads 2\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -33,8 +35,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // heads' outcome depends on.
 func Key(cfg *config.Config) [32]byte {
 	p := &cfg.Pages
-	return sha256.Sum256(fmt.Appendf(nil, "%q %q %v %q %v %v %v %d",
-		cfg.Root, cfg.BaseURL, p.PrettyURLs, p.IndexFiles, p.NoIndex, p.Canonical, p.Hreflang, head.Limit))
+	return sha256.Sum256(fmt.Appendf(nil, "%q %q %v %q %v %v %v %v %d",
+		cfg.Root, cfg.BaseURL, p.PrettyURLs, p.IndexFiles, p.NoIndex, p.Canonical, p.Hreflang, p.Redirects, head.Limit))
 }
 
 // Store is a store being read. Its bytes are mapped, not read into the
@@ -121,17 +123,19 @@ func (s *Store) Listing(dir string) *tree.Listing {
 	pages := make([]tree.Page, 0, n)
 	for range n {
 		var p tree.Page
-		var hidden byte
 		p.Name, off, _ = readString(s.data, off)
 		p.MTime, off, _ = readVarint(s.data, off)
 		p.Size, off, _ = readVarint(s.data, off)
-		hidden, off = s.data[off], off+1
-		p.Head.Hidden = hidden != 0
+		p.Head.Out, off = tree.Reason(s.data[off]), off+1
 		p.Head.Alts, off, _ = readString(s.data, off)
 		pages = append(pages, p)
 	}
 	return tree.NewListing(pages, true, nil, tree.DirID{})
 }
+
+// storable reports whether a head may hide its page for r: a reason
+// a head gives, or none.
+func storable(r tree.Reason) bool { return r == tree.Listed || r.FromHead() }
 
 // skipBlock checks the block at off and returns where the next begins.
 func skipBlock(b []byte, off int) (int, error) {
@@ -150,7 +154,7 @@ func skipBlock(b []byte, off int) (int, error) {
 		if _, off, err = readVarint(b, off); err != nil {
 			break
 		}
-		if off >= len(b) {
+		if off >= len(b) || !storable(tree.Reason(b[off])) {
 			return 0, errCorrupt
 		}
 		_, off, err = readString(b, off+1)
@@ -228,11 +232,7 @@ func (w *Writer) Add(dir string, l *tree.Listing) {
 		b = appendString(b, name)
 		b = binary.AppendVarint(b, l.MTime(i))
 		b = binary.AppendVarint(b, l.Size(i))
-		if h.Hidden {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
-		}
+		b = append(b, byte(h.Out))
 		b = appendString(b, h.Alts)
 	})
 	w.write(b)

@@ -23,7 +23,7 @@ func TestHeadStoreTruncated(t *testing.T) {
 	}
 	l := tree.NewListing([]tree.Page{
 		{Name: "a.html", MTime: 1, Size: 10},
-		{Name: "b.html", MTime: -2, Size: 20, Head: tree.Head{Hidden: true}},
+		{Name: "b.html", MTime: -2, Size: 20, Head: tree.Head{Out: tree.NoIndex}},
 		{Name: "c.html", MTime: 3, Size: tree.Unread, Head: tree.Head{Alts: "de\x00https://example.com/de/\x00"}},
 	}, true, nil, tree.DirID{})
 	w.Add("x/y", l)

@@ -1,6 +1,7 @@
 // Package metrics serves the daemon's health and Prometheus metrics on the
 // optional `listen` address: /healthz answers 200 only while the last
-// publish succeeded and every directory is watched, with a short JSON body
+// publish succeeded, no full build stands refused by the shrink guard and
+// every directory is watched, with a short JSON body
 // saying why not otherwise; /metrics carries build counts and durations,
 // URLs listed, watches, rescans, overflows and notifications by endpoint
 // and outcome.
@@ -21,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 // State is what the daemon reports of itself when asked.
@@ -28,6 +30,9 @@ type State struct {
 	Watches   int  // directories watched
 	Overflows int  // kernel queue overflows since the start
 	Degraded  bool // some directories polled instead of watched, or the root missing
+	// Refused is why the last full build was not published (the shrink
+	// guard), until one is; "" otherwise.
+	Refused   string
 	Endpoints []ping.Stats
 }
 
@@ -37,6 +42,7 @@ type Metrics struct {
 	builds   *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	urls     prometheus.Gauge
+	leftOut  *prometheus.GaugeVec
 
 	mu        sync.Mutex
 	state     func() State
@@ -62,14 +68,21 @@ func New(version string) *Metrics {
 			Name: "sitemapd_urls",
 			Help: "URLs listed by the groups of the last full build.",
 		}),
+		leftOut: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "sitemapd_pages_left_out",
+			Help: "Pages whose files exist but that the last full build did not list, by reason.",
+		}, []string{"reason"}),
 		state: func() State { return State{} },
+	}
+	for _, why := range tree.Reasons() {
+		m.leftOut.WithLabelValues(why.String()) // every reason, at 0 until counted
 	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "sitemapd_build_info", Help: "Always 1; the version is a label.",
 		ConstLabels: prometheus.Labels{"version": version},
 	})
 	info.Set(1)
-	m.reg.MustRegister(m.builds, m.duration, m.urls, info, stateCollector{m},
+	m.reg.MustRegister(m.builds, m.duration, m.urls, m.leftOut, info, stateCollector{m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -108,6 +121,16 @@ func (m *Metrics) Published(trigger string, d time.Duration, fullURLs int, err e
 	m.mu.Unlock()
 }
 
+// LeftOut records the pages a full build left out, by reason.
+func (m *Metrics) LeftOut(t tree.Tally) {
+	if m == nil {
+		return
+	}
+	for _, why := range tree.Reasons() {
+		m.leftOut.WithLabelValues(why.String()).Set(float64(t[why]))
+	}
+}
+
 // health is the /healthz body.
 type health struct {
 	Status    string    `json:"status"` // "ok" or "unhealthy"
@@ -125,6 +148,8 @@ func (m *Metrics) health() (health, bool) {
 	switch {
 	case h.LastBuild.IsZero():
 		h.Reason = "the first build has not finished"
+	case st.Refused != "":
+		h.Reason = st.Refused
 	case !lastOK:
 		h.Reason = "the last publish failed: " + lastErr
 	case st.Degraded:

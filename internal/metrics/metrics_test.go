@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
@@ -42,7 +43,9 @@ func TestHealthz(t *testing.T) {
 		{"after a good build", func() { m.Published("initial build", time.Second, 10, nil) }, 200, ""},
 		{"after a failed publish", func() { m.Published("change", time.Millisecond, -1, errors.New("disk full")) }, 503, "disk full"},
 		{"recovered", func() { m.Published("retry", time.Millisecond, -1, nil) }, 200, ""},
-		{"degraded watching", func() { st.Degraded = true }, 503, "not watched"},
+		{"a full build refused", func() { st.Refused = "publish refused: 9 of 9 pages…" }, 503, "publish refused"},
+		{"refused, then an update published", func() { m.Published("change", time.Millisecond, -1, nil) }, 503, "publish refused"},
+		{"degraded watching", func() { st.Refused, st.Degraded = "", true }, 503, "not watched"},
 	} {
 		tc.before()
 		code, body := get(t, srv, "/healthz")
@@ -67,6 +70,9 @@ func TestMetrics(t *testing.T) {
 	m.Published("initial build", 2*time.Second, 1234, nil)
 	m.Published("change", 5*time.Millisecond, -1, nil)
 	m.Published("change", 5*time.Millisecond, -1, errors.New("x"))
+	var left tree.Tally
+	left[tree.Redirect], left[tree.Robots] = 10098, 161
+	m.LeftOut(left)
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 	code, body := get(t, srv, "/metrics")
@@ -86,6 +92,9 @@ func TestMetrics(t *testing.T) {
 		`sitemapd_notify_owed_urls{endpoint="indexnow"} 4`,
 		`sitemapd_notify_last_status{endpoint="indexnow"} 202`,
 		`sitemapd_build_info{version="1.2.3"} 1`,
+		`sitemapd_pages_left_out{reason="redirect"} 10098`,
+		`sitemapd_pages_left_out{reason="robots"} 161`,
+		`sitemapd_pages_left_out{reason="noindex"} 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("no %s in /metrics", want)

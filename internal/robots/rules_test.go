@@ -139,7 +139,7 @@ func cases() []robotsCase {
 		{"agent case-insensitive", "User-agent: GOOGLEBOT\nDisallow: /x/\n", "googlebot", paths},
 		{"agent with a longer name is another", "User-agent: Googlebot-Image\nDisallow: /x/\nUser-agent: *\nDisallow: /a/\n", "Googlebot", paths},
 		{"agent up to the first space", "User-agent: Googlebot Images\nDisallow: /x/\n", "Googlebot", paths},
-		{"configured agent with a version matches nothing", "User-agent: Googlebot\nDisallow: /x/\nUser-agent: *\nDisallow: /a/\n", "Googlebot/2.1", paths},
+		{"agent with a version (no configuration has it) matches nothing", "User-agent: Googlebot\nDisallow: /x/\nUser-agent: *\nDisallow: /a/\n", "Googlebot/2.1", paths},
 		{"specific group overrides *", "User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /x/\n", "Googlebot", paths},
 		{"* applies to others", "User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /x/\n", "Bingbot", paths},
 		{"agent group without rules ignores *", "User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\n", "Googlebot", paths},
@@ -301,7 +301,7 @@ func TestRulesAgreeWithGoogle(t *testing.T) {
 	for _, c := range append(cases(), googleCases()...) {
 		t.Run(c.name, func(t *testing.T) {
 			var r Rules
-			if strings.TrimSpace(c.agent) == "" { // no configuration has it
+			if !config.ValidRobotsAgent(c.agent) { // no configuration has it
 				r = parse([]byte(c.body), c.agent)
 			} else {
 				r, _ = loadRules(t, c.body, c.agent)

@@ -14,19 +14,25 @@ import (
 // decide applies the head rules that are on to what a head says. loc is
 // the page's URL in the sitemap and file its URL as a file path (they
 // differ for index files and pretty URLs): a canonical naming either is the
-// page itself.
-func (s *Scanner) decide(info head.Info, path, loc, file string) tree.Head {
+// page itself. elsewhere is, for a page left out for a canonical URL not
+// under base_url, the base URL that canonical seems written for.
+func (s *Scanner) decide(info head.Info, path, loc, file string) (h tree.Head, elsewhere string) {
 	rules := &s.cfg.Pages
+	// A redirect stub first: they often say noindex, or name their target
+	// as canonical, too (Hugo's aliases do both), but are redirects.
+	if rules.Redirects && info.Redirect != "" && !s.isSelf(info.Redirect, loc, file) {
+		s.log.Debug("its head redirects at once", zap.String("path", path), zap.String("to", info.Redirect))
+		return tree.Head{Out: tree.Redirect}, ""
+	}
 	if rules.NoIndex && info.NoIndex {
-		s.log.Debug("not listed: its head says noindex", zap.String("path", path))
-		return tree.Head{Hidden: true}
+		return tree.Head{Out: tree.NoIndex}, ""
 	}
 	if rules.Canonical {
 		switch len(info.Canonicals) {
 		case 0:
 		case 1:
 			c := info.Canonicals[0]
-			if key := urlKey(c); key != urlKey(loc) && key != urlKey(file) {
+			if !s.isSelf(c, loc, file) {
 				if sameResource(c, loc) {
 					// Most likely base_url and the site's templates
 					// disagree on scheme or host: say so, as the whole
@@ -34,10 +40,10 @@ func (s *Scanner) decide(info head.Info, path, loc, file string) tree.Head {
 					s.log.Warn("not listed: its canonical URL differs from its URL in scheme or host only (is base_url right?)",
 						zap.String("path", path), zap.String("canonical", c), zap.String("url", loc))
 				} else {
-					s.log.Debug("not listed: its canonical URL is another page",
+					s.log.Debug("its canonical URL is another page",
 						zap.String("path", path), zap.String("canonical", c))
 				}
-				return tree.Head{Hidden: true}
+				return tree.Head{Out: tree.Canonical}, canonicalBase(c, s.cfg.BaseURL, loc, file)
 			}
 		default:
 			// Search engines ignore contradictory canonicals; so do we.
@@ -45,7 +51,6 @@ func (s *Scanner) decide(info head.Info, path, loc, file string) tree.Head {
 				zap.String("path", path), zap.Strings("canonical", info.Canonicals))
 		}
 	}
-	var h tree.Head
 	if rules.Hreflang {
 		var b strings.Builder
 		for _, a := range info.Alternates {
@@ -58,7 +63,14 @@ func (s *Scanner) decide(info head.Info, path, loc, file string) tree.Head {
 		}
 		h.Alts = b.String()
 	}
-	return h
+	return h, ""
+}
+
+// isSelf reports whether a URL a head names is the page itself: its URL
+// in the sitemap, or its file's (an index file or a pretty URL's).
+func (s *Scanner) isSelf(u, loc, file string) bool {
+	key := urlKey(u)
+	return key == urlKey(loc) || key == urlKey(file)
 }
 
 // urlKey normalises a URL for comparison: scheme and host in lower case,

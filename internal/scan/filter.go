@@ -46,6 +46,7 @@ type Filter struct {
 	exts     []string // lower case, with the dot
 	ignore   []nameMatcher
 	exclude  []string          // normalised globs over "/rel/path"
+	errors   []string          // the same, of error pages
 	outputs  []string          // output names whose parts are ours (sitemap, index, text)
 	keyFiles map[string]string // IndexNow key file names -> their keys
 	extra    string            // the built-in stylesheet's name, if written
@@ -65,6 +66,9 @@ func NewFilter(cfg *config.Config) *Filter {
 	}
 	for _, g := range cfg.Pages.Exclude {
 		f.exclude = append(f.exclude, config.NormalizeGlob(g))
+	}
+	for _, g := range cfg.Pages.ErrorPages {
+		f.errors = append(f.errors, config.NormalizeGlob(g))
 	}
 	if cfg.Stylesheet == "builtin" {
 		f.extra = config.StylesheetFile
@@ -111,8 +115,14 @@ func (f *Filter) IsPage(name string) bool {
 
 // Excluded reports whether a site path ("/drafts/a.html", or "/drafts" for
 // a directory) matches an exclude glob.
-func (f *Filter) Excluded(p string) bool {
-	for _, g := range f.exclude {
+func (f *Filter) Excluded(p string) bool { return matchAny(f.exclude, p) }
+
+// ErrorPage reports whether a page's site path matches an error_pages
+// glob.
+func (f *Filter) ErrorPage(p string) bool { return matchAny(f.errors, p) }
+
+func matchAny(globs []string, p string) bool {
+	for _, g := range globs {
 		if ok, _ := doublestar.Match(g, p); ok {
 			return true
 		}

@@ -19,22 +19,29 @@ import (
 // protocol's limits and what the page's head says (dirFD, if not -1, is
 // its directory, open). ok is false for a file that is neither listed nor
 // remembered; an entry whose head keeps it out is remembered but not
-// listed (Head.Hidden).
-func (w *Walk) page(relDir, name, rel string, mtime time.Time, size int64, dirFD int, cache *headCache) (p tree.Page, ok bool) {
+// listed (Head.Hidden). Every page left out is noted in g (Group.Left).
+func (w *Walk) page(g *Group, relDir, name, rel string, mtime time.Time, size int64, dirFD int, cache *headCache) (p tree.Page, ok bool) {
 	s := w.s
 	up := s.loc.PagePath(relDir, name)
-	if s.filter.Excluded("/"+rel) || s.filter.Excluded(up) {
+	switch {
+	case s.filter.Excluded("/"+rel) || s.filter.Excluded(up):
+		w.leave(g, tree.Excluded, s.loc.Loc(up), rel, "")
+		return tree.Page{}, false
+	case s.filter.ErrorPage("/"+rel) || s.filter.ErrorPage(up):
+		w.leave(g, tree.ErrorPage, s.loc.Loc(up), rel, "")
 		return tree.Page{}, false
 	}
 	loc := s.loc.Loc(up)
 	if !s.robots.AllowsAll() {
 		if sp, _ := s.loc.SitePath(loc); !s.robots.Allowed(sp) {
-			return tree.Page{}, false // robots.txt keeps crawlers out
+			w.leave(g, tree.Robots, loc, rel, "")
+			return tree.Page{}, false
 		}
 	}
 	if len(loc) > sitemap.MaxLocLen {
 		s.log.Warn("not listed: URL longer than the protocol allows",
 			zap.String("path", w.abs(rel)), zap.Int("length", len(loc)), zap.Int("max", sitemap.MaxLocLen))
+		w.leave(g, tree.TooLong, loc, rel, "")
 		return tree.Page{}, false
 	}
 	u := sitemap.URL{Loc: loc, LastMod: tree.LastMod(mtime.UnixNano(), w.o.Now)}
@@ -47,12 +54,25 @@ func (w *Walk) page(relDir, name, rel string, mtime time.Time, size int64, dirFD
 	}
 	p = tree.Page{Name: name, URL: u, MTime: mtime.UnixNano(), Size: size}
 	if s.heads && isHTML(name) {
-		if gone := w.head(&p, rel, dirFD, cache); gone {
+		if gone := w.head(g, &p, rel, dirFD, cache); gone {
 			return tree.Page{}, false
 		}
 		p.URL.Alternates = tree.Alternates(p.Head.Alts)
 	}
 	return p, true
+}
+
+// leave notes a page left out of group g for a reason: counted for the
+// publish's summary, named at debug level, and kept by URL for the shrink
+// guard. elsewhere is, for a canonical pointing away from base_url, the
+// base its canonical URLs seem to have (see canonicalBase).
+func (w *Walk) leave(g *Group, why tree.Reason, loc, rel, elsewhere string) {
+	if ce := w.s.log.Check(zap.DebugLevel, "not listed"); ce != nil {
+		ce.Write(zap.Stringer("reason", why), zap.String("path", w.abs(rel)))
+	}
+	g.mu.Lock()
+	g.Left.add(why, loc, elsewhere)
+	g.mu.Unlock()
 }
 
 // isHTML reports whether a page is an HTML document, whose head is read.
@@ -96,10 +116,12 @@ func (c *headCache) lookup(name string, mtime, size int64) (tree.Head, bool) {
 // are on. dirFD is the page's directory, open, or -1. gone is true when
 // the file vanished meanwhile. A head that cannot be read leaves the page
 // listed, with a warning, and is read again next time (size tree.Unread).
-func (w *Walk) head(ent *tree.Page, rel string, dirFD int, cache *headCache) (gone bool) {
+func (w *Walk) head(g *Group, ent *tree.Page, rel string, dirFD int, cache *headCache) (gone bool) {
 	if h, ok := cache.lookup(ent.Name, ent.MTime, ent.Size); ok {
 		ent.Head = h
-		w.count(h)
+		if h.Hidden() {
+			w.leave(g, h.Out, ent.URL.Loc, rel, "")
+		}
 		return false
 	}
 	s := w.s
@@ -159,18 +181,23 @@ func (w *Walk) head(ent *tree.Page, rel string, dirFD int, cache *headCache) (go
 				zap.String("path", p), zap.Int("limit", head.Limit))
 		}
 	}
-	ent.Head = s.decide(info, p, ent.URL.Loc, s.loc.File(rel))
-	w.count(ent.Head)
+	var elsewhere string
+	ent.Head, elsewhere = s.decide(info, p, ent.URL.Loc, s.loc.File(rel))
+	if info.Canonicals != nil {
+		g.mu.Lock()
+		g.Left.Canonicals++
+		g.mu.Unlock()
+	}
+	if ent.Head.Hidden() {
+		w.leave(g, ent.Head.Out, ent.URL.Loc, rel, elsewhere)
+	}
 	return false
 }
 
 // Summary logs what heads did in the walk, in place of a line per page:
 // sites whose every page has a long head would otherwise log one warning
-// per page on every build.
+// per page on every build. (Pages left out are in each publish's summary.)
 func (w *Walk) Summary() {
-	if n := w.hidden.Load(); n > 0 {
-		w.s.log.Info("pages left out by their head (noindex, or canonical elsewhere; debug logs each)", zap.Int64("pages", n))
-	}
 	if n := w.truncated.Load(); n > 0 {
 		w.s.log.Warn("pages whose head is longer than the limit: tags past it are not read",
 			zap.Int64("pages", n), zap.Int("limit", head.Limit))
@@ -197,12 +224,5 @@ func (fd fdReader) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		return n, nil
-	}
-}
-
-// count tallies pages left out, for Summary.
-func (w *Walk) count(h tree.Head) {
-	if h.Hidden {
-		w.hidden.Add(1)
 	}
 }

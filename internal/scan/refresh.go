@@ -82,7 +82,7 @@ func (s *Scanner) Refresh(ctx context.Context, mem *tree.Memory, group string, d
 			u.View[d] = l
 		}
 	}
-	return &Group{Dir: group, URLs: s.URLs(u.View, o.Now), Own: scan.Own, Temps: scan.Temps}, u, true, nil
+	return &Group{Dir: group, URLs: s.URLs(u.View, o.Now), Own: scan.Own, Temps: scan.Temps, Left: scan.Left}, u, true, nil
 }
 
 // refreshNames reads the named entries of dir into a new listing of it,
@@ -160,7 +160,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		// Gone, or not a directory: nothing remembered below this name holds.
 		scan.gone = append(scan.gone, rel)
 		if e.st != nil && e.st.Mode&unix.S_IFMT == unix.S_IFREG && !f.Ignored(e.name) && f.IsPage(e.name) {
-			if p, ok := w.page(dir, e.name, rel, time.Unix(e.st.Mtim.Unix()), e.st.Size, -1, cache); ok {
+			if p, ok := w.page(scan, dir, e.name, rel, time.Unix(e.st.Mtim.Unix()), e.st.Size, -1, cache); ok {
 				pages = append(pages, p)
 			}
 		}

@@ -51,7 +51,7 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 	p := &cfg.Pages
 	return &Scanner{
 		cfg: cfg, log: log, loc: loc, filter: NewFilter(cfg), rules: compileRules(p.Rules),
-		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang,
+		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects,
 		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
 	}
 }

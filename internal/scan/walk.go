@@ -42,6 +42,8 @@ type Group struct {
 	// Listings are the directories read, for the daemon's memory of the
 	// tree (WalkOptions.Record only).
 	Listings map[string]*tree.Listing
+	// Left are the pages the read left out, though their files exist.
+	Left LeftOut
 
 	gone    []string     // directories found missing (record mode)
 	pending atomic.Int64 // directory visits not yet finished
@@ -99,9 +101,8 @@ type Walk struct {
 	// refresh of one directory).
 	known func(rel string) bool
 	files atomic.Int64 // entries seen, for progress reports
-	// hidden counts pages left out by their heads, truncated heads cut at
-	// head.Limit.
-	hidden, truncated atomic.Int64
+	// truncated counts heads cut at head.Limit.
+	truncated atomic.Int64
 }
 
 // NewWalk starts a walk; ctx cancels it (the groups then have Err set).
@@ -304,7 +305,7 @@ func (w *Walk) visit(v *visit) {
 		default:
 			continue // sockets, devices, fifos
 		}
-		p, ok := w.page(v.rel, name, rel, mtime, size, dfd, cache)
+		p, ok := w.page(v.group, v.rel, name, rel, mtime, size, dfd, cache)
 		if !ok {
 			continue
 		}
@@ -312,13 +313,17 @@ func (w *Walk) visit(v *visit) {
 			if indexAt >= 0 {
 				// The server serves the first index file, listed or
 				// hidden by its head.
-				loser := name
+				loser, lost := name, p
 				if rank < indexRank {
-					loser = indexName
+					loser, lost = indexName, pages[indexAt]
 					pages[indexAt], indexRank, indexName = p, rank, name
 				}
 				s.log.Warn("not listed: another index file of the same directory has the same URL",
 					zap.String("path", w.abs(joinRel(v.rel, loser))))
+				if !lost.Head.Hidden() {
+					// (One its head hides was counted for that.)
+					w.leave(v.group, tree.DuplicateIndex, lost.URL.Loc, joinRel(v.rel, loser), "")
+				}
 				continue
 			}
 			indexRank, indexAt, indexName = rank, len(pages), name
@@ -328,7 +333,7 @@ func (w *Walk) visit(v *visit) {
 	g := v.group
 	g.mu.Lock()
 	for i := range pages {
-		if !pages[i].Head.Hidden {
+		if !pages[i].Head.Hidden() {
 			g.URLs = append(g.URLs, pages[i].URL)
 		}
 	}

@@ -16,11 +16,15 @@ type DirID struct{ Dev, Ino uint64 }
 const Unread = -1
 
 // Head is what is kept of a page's head: whether it keeps the page out of
-// the sitemap, and the page's hreflang alternates, packed (PackAlternate).
+// the sitemap, and why (a Reason that FromHead, or Listed), and the page's
+// hreflang alternates, packed (PackAlternate).
 type Head struct {
-	Hidden bool
-	Alts   string // hreflang, NUL, href, NUL, … ("" for none)
+	Out  Reason
+	Alts string // hreflang, NUL, href, NUL, … ("" for none)
 }
+
+// Hidden reports whether the head keeps the page out of the sitemap.
+func (h Head) Hidden() bool { return h.Out != Listed }
 
 // PackAlternate appends one alternate to a packed list (Head.Alts).
 func PackAlternate(b *strings.Builder, lang, href string) {
@@ -64,7 +68,7 @@ type Listing struct {
 	names   string   // page base names, each followed by a NUL (never in a name)
 	mtimes  []int64  // Unix nanoseconds, one per name
 	sizes   []int64  // file sizes, one per name; nil without head reading
-	hidden  []bool   // nil when no page is hidden
+	out     []Reason // why each page is hidden; nil when none is
 	alts    []string // packed alternates (Head.Alts); nil when no page has any
 	subdirs []string
 	id      DirID // the directory itself: a new one at the same path is another
@@ -96,11 +100,11 @@ func NewListing(pages []Page, keepSizes bool, subdirs []string, id DirID) *Listi
 		if keepSizes {
 			l.sizes[i] = p.Size
 		}
-		if p.Head.Hidden {
-			if l.hidden == nil {
-				l.hidden = make([]bool, len(pages))
+		if p.Head.Hidden() {
+			if l.out == nil {
+				l.out = make([]Reason, len(pages))
 			}
-			l.hidden[i] = true
+			l.out[i] = p.Head.Out
 		}
 		if p.Head.Alts != "" {
 			if l.alts == nil {
@@ -142,7 +146,7 @@ func (l *Listing) All(f func(i int, name string)) {
 // Each calls f for every listed (not hidden) page of the listing.
 func (l *Listing) Each(f func(i int, name string, mtime int64)) {
 	l.All(func(i int, name string) {
-		if l.hidden == nil || !l.hidden[i] {
+		if l.out == nil || l.out[i] == Listed {
 			f(i, name, l.mtimes[i])
 		}
 	})
@@ -162,8 +166,8 @@ func (l *Listing) Size(i int) int64 {
 // Head returns what the head of page i said.
 func (l *Listing) Head(i int) Head {
 	var h Head
-	if l.hidden != nil {
-		h.Hidden = l.hidden[i]
+	if l.out != nil {
+		h.Out = l.out[i]
 	}
 	if l.alts != nil {
 		h.Alts = l.alts[i]
@@ -181,4 +185,18 @@ func (l *Listing) Pages() []Page {
 	out := make([]Page, 0, l.Len())
 	l.All(func(i int, name string) { out = append(out, l.Page(i, name)) })
 	return out
+}
+
+// CountListed counts the listed (not hidden) pages of some listings.
+func CountListed(listings map[string]*Listing) int {
+	n := 0
+	for _, l := range listings {
+		n += l.Len()
+		for _, r := range l.out {
+			if r != Listed {
+				n--
+			}
+		}
+	}
+	return n
 }

@@ -1,0 +1,54 @@
+package daemon
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+)
+
+// health asks the daemon's /healthz.
+func (h *harness) health() (int, string) {
+	rec := httptest.NewRecorder()
+	h.d.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	return rec.Code, rec.Body.String()
+}
+
+// TestShrinkGuardInTheDaemon: new robots.txt rules that shut out the whole
+// site are refused (the sitemaps stay, /healthz says why) until rules that
+// leave out less publish; a directory excluded by a new configuration
+// loses its sitemaps. The files end as a fresh full build's.
+func TestShrinkGuardInTheDaemon(t *testing.T) {
+	h := start(t, "")
+	for _, f := range []string{"docs/a.html", "docs/b.html", "blog/c.html"} {
+		h.write(f)
+	}
+	h.sync()
+	docs, _ := os.ReadFile(h.path("docs/sitemap.xml"))
+	if !strings.Contains(string(docs), "/docs/b.html") {
+		t.Fatalf("docs/sitemap.xml before:\n%s", docs)
+	}
+
+	os.WriteFile(h.path("robots.txt"), []byte("User-agent: *\nDisallow: /\n"), 0o644)
+	h.waitFor("the refusal", func() bool { return h.logs.FilterMessage("publish refused by the shrink guard").Len() > 0 })
+	code, body := h.health()
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "disallowed by robots.txt") {
+		t.Errorf("/healthz after the refusal: %d %s", code, body)
+	}
+	if now, _ := os.ReadFile(h.path("docs/sitemap.xml")); string(now) != string(docs) {
+		t.Errorf("a refused publish changed docs/sitemap.xml:\n%s", now)
+	}
+
+	os.WriteFile(h.path("robots.txt"), []byte("User-agent: *\nDisallow: /blog/\n"), 0o644)
+	h.waitFor("blog/sitemap.xml removed", func() bool { _, err := os.Stat(h.path("blog/sitemap.xml")); return err != nil })
+	h.sync()
+	if code, body := h.health(); code != http.StatusOK {
+		t.Errorf("/healthz after a publish: %d %s", code, body)
+	}
+
+	os.WriteFile(h.cfgPath, []byte(testConfig+"pages: {exclude: [\"/docs/**\"]}\n"), 0o644)
+	h.reload <- struct{}{}
+	h.waitFor("docs/sitemap.xml removed", func() bool { _, err := os.Stat(h.path("docs/sitemap.xml")); return err != nil })
+	h.checkOracle()
+}
