@@ -101,3 +101,40 @@ func BenchmarkHeads(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDeploy measures `sitemapd build` after a deploy that rewrote
+// every file (new mtimes: every sitemap changes), as a new process each
+// time, with the shrink guard on (which reads each changed group's old
+// sitemap back) and off (the baseline).
+func BenchmarkDeploy(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "root")
+	var pages []string
+	for g := range 20 {
+		for p := range 500 {
+			pages = append(pages, filepath.Join(root, fmt.Sprintf("g%d/p%d.html", g, p)))
+		}
+	}
+	for _, p := range pages {
+		mustWrite(b, p, defaultMTime)
+	}
+	for _, bc := range []struct{ name, extra string }{{"guard-off", "shrink_guard: false\n"}, {"guard-on", ""}} {
+		b.Run(bc.name, func(b *testing.B) {
+			cfg := loadConfig(b, baseConfig, root, bc.extra)
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				i++
+				mt := defaultMTime.Add(time.Duration(i) * time.Second)
+				for _, p := range pages {
+					os.Chtimes(p, mt, mt)
+				}
+				e, _ := newEngine(b, cfg)
+				b.StartTimer()
+				if _, err := e.Build(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				e.Close()
+			}
+		})
+	}
+}
