@@ -52,9 +52,10 @@ type Engine struct {
 	storePath  string             // the head store, "" when heads are not read
 	store      *headstore.Store   // heads of the last full build, until memory holds them
 
-	force   bool         // no shrink guard (WithForce)
-	refused *ShrinkError // the last full build's refusal, until one succeeds
-	started bool         // a full build has run (the canonical warning is given once)
+	owe     func(tree.Changes, bool) error // WithWriteAhead
+	force   bool                           // no shrink guard (WithForce)
+	refused *ShrinkError                   // the last full build's refusal, until one succeeds
+	started bool                           // a full build has run (the canonical warning is given once)
 }
 
 // group is what the engine knows of one group between publishes.
@@ -83,6 +84,19 @@ type Option func(*Engine)
 // remembers the tree, so that Update looks only at what changed.
 func WithChanges() Option {
 	return func(e *Engine) { e.mem = tree.NewMemory(tree.Depth(e.cfg.Depth)) }
+}
+
+// WithWriteAhead has every publish call owe, before the first of its files
+// lands, with the page URLs it changes (added, changed, removed) and
+// whether it writes any file: so that what search engines are owed is
+// recorded before the sitemaps that show it, and a crash between the two
+// loses nothing (the daemon records into the notifier's state). What owe
+// is given may be more than lands (a group whose files then fail), never
+// less. An error owe returns is reported with the publish, whose files
+// land all the same: a state directory that cannot be written must not
+// stop the sitemaps.
+func WithWriteAhead(owe func(changes tree.Changes, files bool) error) Option {
+	return func(e *Engine) { e.owe = owe }
 }
 
 // WithForce makes publishes that the shrink guard (shrink_guard) would

@@ -286,3 +286,41 @@ func TestLeftOutCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAheadComesFirst: the write-ahead function sees a publish's
+// changes while the files that show them are not yet on disk, for an
+// update and for a full build that finds a group gone.
+func TestWriteAheadComesFirst(t *testing.T) {
+	root := site(t, "index.html", "docs/a.html", "blog/b.html")
+	var calls []tree.Changes
+	var onDisk []string
+	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithWriteAhead(func(c tree.Changes, files bool) error {
+		calls = append(calls, c)
+		b, _ := os.ReadFile(filepath.Join(root, "docs", "sitemap.xml"))
+		onDisk = append(onDisk, string(b))
+		return nil
+	}))
+	mustBuild(t, e)
+	calls, onDisk = nil, nil
+	mustWrite(t, filepath.Join(root, "docs", "new.html"), defaultMTime)
+	if _, err := e.Update(context.Background(), []string{"docs"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || len(calls[0].Added) != 1 || calls[0].Added[0] != "https://example.com/docs/new.html" {
+		t.Fatalf("write-ahead calls %+v", calls)
+	}
+	if strings.Contains(onDisk[0], "new.html") {
+		t.Error("the sitemap listed the new page before the write-ahead")
+	}
+	calls = nil
+	os.RemoveAll(filepath.Join(root, "blog"))
+	mustBuild(t, e)
+	if len(calls) != 1 || len(calls[0].Removed) != 1 || calls[0].Removed[0] != "https://example.com/blog/b.html" {
+		t.Fatalf("write-ahead of a full build calls %+v", calls)
+	}
+	calls = nil
+	mustBuild(t, e)
+	if len(calls) != 0 {
+		t.Errorf("a build that changes nothing wrote ahead %+v", calls)
+	}
+}

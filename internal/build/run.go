@@ -47,6 +47,7 @@ type run struct {
 	dropped      tree.Tally
 	left         scan.LeftOut
 	saved        map[string]*group
+	gone         tree.Changes // a full walk's pages of groups it did not meet
 }
 
 // staging is what a group's publish will change once its files are
@@ -219,6 +220,7 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	if r.full {
 		e.refused = nil
 	}
+	e.writeAhead(r)
 	e.commit(r)
 	if r.full {
 		e.forgetUnseen(r)
@@ -296,12 +298,50 @@ func (e *Engine) forgetUnseen(r *run) {
 		}
 	}
 	if e.mem != nil {
+		r.rep.Changes.Merge(r.gone)
 		e.mem.Groups(func(dir string) {
 			if !r.seen[dir] {
-				r.rep.Changes.Merge(tree.Compare(e.mem.Listings(dir), nil, r.now, e.scan.PageLoc))
 				e.mem.Forget(dir)
 			}
 		})
+	}
+}
+
+// unseen returns the pages of the remembered groups a full walk did not
+// meet: they are gone.
+func (e *Engine) unseen(r *run) tree.Changes {
+	var c tree.Changes
+	if e.mem != nil {
+		e.mem.Groups(func(dir string) {
+			if !r.seen[dir] {
+				c.Merge(tree.Compare(e.mem.Listings(dir), nil, r.now, e.scan.PageLoc))
+			}
+		})
+	}
+	return c
+}
+
+// writeAhead hands what the publish will change to WithWriteAhead's
+// function before any of its files lands. What it hands may be more than
+// lands (a group whose files fail), never less.
+func (e *Engine) writeAhead(r *run) {
+	if e.owe == nil {
+		return
+	}
+	var owed tree.Changes
+	if r.full {
+		r.gone = e.unseen(r)
+		owed.Merge(r.gone)
+	}
+	for _, dir := range slices.Sorted(maps.Keys(r.staged)) {
+		owed.Merge(r.staged[dir].changes)
+	}
+	files := len(r.rep.Written) > 0
+	if owed.Empty() && !files {
+		return
+	}
+	if err := e.owe(owed, files); err != nil {
+		r.errs = append(r.errs, fmt.Errorf("record what search engines are owed: %w", err))
 	}
 }
 

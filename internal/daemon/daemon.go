@@ -187,11 +187,13 @@ const (
 // is loaded (it is returned with reloaded), or the document root was
 // replaced.
 func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}) (ending, *config.Config, error) {
-	eng, err := build.New(cfg, d.log, build.WithChanges())
+	led := &ledger{}
+	eng, err := build.New(cfg, d.log, build.WithChanges(), build.WithWriteAhead(led.owe))
 	if err != nil {
 		return stopped, nil, err
 	}
 	defer eng.Close()
+	led.eng = eng
 
 	// Watch before the first build, so nothing changed during it is missed.
 	w, err := watch.New(watch.Options{
@@ -222,6 +224,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		return stopped, nil, err
 	}
 	defer notifier.Close()
+	led.notifier = notifier
 	nctx, stopNotify := context.WithCancel(ctx)
 	notifyDone := make(chan error, 1)
 	go func() { notifyDone <- notifier.Run(nctx) }()
@@ -244,7 +247,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	var retry backoff
 	defer retry.stop()
 	publish := func(why Trigger, run func() (*build.Report, error)) {
-		d.publish(eng, notifier, why, run)
+		d.publish(eng, led, why, run)
 		if failed := eng.Failed(); len(failed) > 0 {
 			if delay, armed := retry.arm(); armed {
 				d.log.Info("will retry the groups that failed", zap.Strings("groups", failed), zap.Duration("in", delay))
@@ -348,7 +351,8 @@ func (d *Daemon) reload(current [32]byte) *config.Config {
 
 // publish runs one build and logs and reports its outcome. Errors are
 // logged, never fatal: the daemon keeps serving what it has.
-func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why Trigger, run func() (*build.Report, error)) {
+func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func() (*build.Report, error)) {
+	led.initial, led.indexes = why == InitialBuild, nil
 	rep, err := run()
 	if errors.Is(err, context.Canceled) {
 		return
@@ -389,9 +393,12 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why Trigger
 			Changes: c, Files: append(append([]string{}, rep.Written...), rep.Removed...), Indexes: eng.IndexURLs(),
 			Initial: why == InitialBuild,
 		}
-		pages := slices.Concat(c.Added, c.Changed, c.Removed)
-		if err := notifier.Note(pages, p.Indexes, len(p.Files) > 0, p.Initial); err != nil {
-			d.log.Error("cannot record what search engines are owed", zap.Error(err))
+		// The pages were recorded ahead of the files (ledger.owe); the
+		// index URLs a ping names are known for sure only now.
+		if len(p.Files) > 0 && !slices.Equal(p.Indexes, led.indexes) {
+			if err := led.notifier.Note(nil, p.Indexes, true, false); err != nil {
+				d.log.Error("cannot record what search engines are owed", zap.Error(err))
+			}
 		}
 		if d.opts.Notifier != nil {
 			d.opts.Notifier.Published(p)
@@ -406,6 +413,28 @@ func (d *Daemon) publish(eng *build.Engine, notifier *ping.Notifier, why Trigger
 	if d.opts.OnIdle != nil {
 		d.opts.OnIdle(*rep)
 	}
+}
+
+// ledger records what search engines are owed by a publish before its
+// files land (build.WithWriteAhead): a crash right after a sitemap's rename
+// would otherwise lose the notification for good, as the restart finds the
+// sitemap already listing the page. A crash may repeat a notification;
+// none is lost.
+type ledger struct {
+	eng      *build.Engine
+	notifier *ping.Notifier // nil until the notifier is up
+	initial  bool           // the publish is the first build of this run
+	indexes  []string       // index URLs a ping was recorded for, this publish
+}
+
+func (l *ledger) owe(c tree.Changes, files bool) error {
+	if l.notifier == nil {
+		return nil
+	}
+	if files {
+		l.indexes = l.eng.IndexURLs() // as published so far; checked after
+	}
+	return l.notifier.Note(slices.Concat(c.Added, c.Changed, c.Removed), l.indexes, files, l.initial)
 }
 
 // Retries of failed groups start after retryMin and double while they keep
