@@ -14,8 +14,9 @@ import (
 // rest go through doublestar.
 type nameMatcher struct {
 	prefix, suffix string
-	exact          bool   // prefix is the whole name
-	glob           string // non-empty: fall back to doublestar
+	exact          bool      // prefix is the whole name
+	glob           string    // non-empty: fall back to doublestar
+	classes        []byteSet // non-nil: the name's bytes, one each
 }
 
 func compileName(g string) nameMatcher {
@@ -26,11 +27,80 @@ func compileName(g string) nameMatcher {
 	case g[i] == '*' && !strings.ContainsAny(g[i+1:], `*?[{\`):
 		return nameMatcher{prefix: g[:i], suffix: g[i+1:]}
 	}
+	// "[45][0-9][0-9].html", in the default error_pages: literal bytes and
+	// ASCII classes, one byte each, tested without doublestar.
+	if set, ok := compileClasses(g); ok {
+		return nameMatcher{classes: set}
+	}
 	return nameMatcher{glob: g}
+}
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte)      { b[c>>6] |= 1 << (c & 63) }
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
+func (b *byteSet) addRange(lo, hi byte) {
+	for c := lo; c <= hi && c < 0x80; c++ {
+		b.add(c)
+	}
+}
+
+// compileClasses compiles an ASCII glob of literal bytes and classes
+// ("[45]", "[0-9]") into one set per byte of the names it
+// matches; ok is false for any other glob.
+func compileClasses(g string) (set []byteSet, ok bool) {
+	for i := 0; i < len(g); i++ {
+		var b byteSet
+		switch c := g[i]; {
+		case c >= 0x80 || strings.IndexByte("*?{}]\\", c) >= 0:
+			return nil, false
+		case c != '[':
+			b.add(c)
+		default:
+			end := strings.IndexByte(g[i+1:], ']')
+			if end <= 0 {
+				return nil, false
+			}
+			// A negated class matches any rune, of any length, but
+			// those: doublestar's to test.
+			class := g[i+1 : i+1+end]
+			if strings.ContainsAny(class, "[\\!^") {
+				return nil, false
+			}
+			for j := 0; j < len(class); j++ {
+				switch {
+				case class[j] >= 0x80:
+					return nil, false
+				case j+2 < len(class) && class[j+1] == '-':
+					if class[j+2] >= 0x80 {
+						return nil, false
+					}
+					b.addRange(class[j], class[j+2])
+					j += 2
+				default:
+					b.add(class[j])
+				}
+			}
+			i += end + 1
+		}
+		set = append(set, b)
+	}
+	return set, true
 }
 
 func (m *nameMatcher) match(name string) bool {
 	switch {
+	case m.classes != nil:
+		if len(name) != len(m.classes) {
+			return false
+		}
+		for i := range len(name) {
+			if !m.classes[i].has(name[i]) {
+				return false
+			}
+		}
+		return true
 	case m.glob != "":
 		ok, _ := doublestar.Match(m.glob, name)
 		return ok

@@ -22,12 +22,12 @@ import (
 // listed (Head.Hidden). Every page left out is noted in g (Group.Left).
 func (w *Walk) page(g *Group, relDir, name, rel string, mtime time.Time, size int64, dirFD int, cache *headCache) (p tree.Page, ok bool) {
 	s := w.s
-	up := s.loc.PagePath(relDir, name)
+	up, sp := s.loc.PagePath(relDir, name), "/"+rel
 	switch {
-	case s.filter.Excluded("/"+rel) || s.filter.Excluded(up):
+	case s.filter.Excluded(sp) || s.filter.Excluded(up):
 		w.leave(g, tree.Excluded, s.loc.Loc(up), rel, "")
 		return tree.Page{}, false
-	case s.filter.ErrorPage("/"+rel) || s.filter.ErrorPage(up):
+	case s.filter.ErrorPage(sp) || s.filter.ErrorPage(up):
 		w.leave(g, tree.ErrorPage, s.loc.Loc(up), rel, "")
 		return tree.Page{}, false
 	}
