@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,10 +314,20 @@ func TestWriteAheadComesFirst(t *testing.T) {
 		t.Error("the sitemap listed the new page before the write-ahead")
 	}
 	calls = nil
+	plain, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges())
+	mustBuild(t, plain)
 	os.RemoveAll(filepath.Join(root, "blog"))
-	mustBuild(t, e)
+	rep := mustBuild(t, e)
 	if len(calls) != 1 || len(calls[0].Removed) != 1 || calls[0].Removed[0] != "https://example.com/blog/b.html" {
 		t.Fatalf("write-ahead of a full build calls %+v", calls)
+	}
+	if !slices.Equal(rep.Changes.Removed, calls[0].Removed) {
+		t.Errorf("the build reports removed %v, wrote ahead %v", rep.Changes.Removed, calls[0].Removed)
+	}
+	// Without a write-ahead, a full build reports a vanished group's pages
+	// all the same.
+	if rep := mustBuild(t, plain); !slices.Equal(rep.Changes.Removed, []string{"https://example.com/blog/b.html"}) {
+		t.Errorf("without a write-ahead, the build reports removed %v", rep.Changes.Removed)
 	}
 	calls = nil
 	mustBuild(t, e)

@@ -220,6 +220,9 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	if r.full {
 		e.refused = nil
 	}
+	if r.full {
+		r.gone = e.unseen(r)
+	}
 	e.writeAhead(r)
 	e.commit(r)
 	if r.full {
@@ -329,10 +332,7 @@ func (e *Engine) writeAhead(r *run) {
 		return
 	}
 	var owed tree.Changes
-	if r.full {
-		r.gone = e.unseen(r)
-		owed.Merge(r.gone)
-	}
+	owed.Merge(r.gone)
 	for _, dir := range slices.Sorted(maps.Keys(r.staged)) {
 		owed.Merge(r.staged[dir].changes)
 	}
