@@ -22,12 +22,14 @@ import (
 // listed (Head.Hidden). Every page left out is noted in g (Group.Left).
 func (w *Walk) page(g *Group, relDir, name, rel string, mtime time.Time, size int64, dirFD int, cache *headCache) (p tree.Page, ok bool) {
 	s := w.s
-	up, sp := s.loc.PagePath(relDir, name), "/"+rel
+	// Globs match the file's path and its URL's (they differ for index
+	// files and pretty URLs).
+	up, fp := s.loc.PagePath(relDir, name), "/"+rel
 	switch {
-	case s.filter.Excluded(sp) || s.filter.Excluded(up):
+	case s.filter.Excluded(fp) || s.filter.Excluded(up):
 		w.leave(g, tree.Excluded, s.loc.Loc(up), rel, "")
 		return tree.Page{}, false
-	case s.filter.ErrorPage(sp) || s.filter.ErrorPage(up):
+	case s.filter.ErrorPage(fp) || s.filter.ErrorPage(up):
 		w.leave(g, tree.ErrorPage, s.loc.Loc(up), rel, "")
 		return tree.Page{}, false
 	}
