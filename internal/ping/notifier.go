@@ -137,12 +137,12 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 		n.Close()
 		return nil, err
 	}
-	doc, err := readState(cfg.StateDir, n.log)
+	doc, lost, err := readState(cfg.StateDir, n.log)
 	if err != nil {
 		n.Close()
 		return nil, err
 	}
-	n.fresh = doc == nil
+	n.fresh = doc == nil && !lost
 	if doc != nil {
 		for _, ep := range n.eps {
 			st := doc.Endpoints[ep.cfg.Name]

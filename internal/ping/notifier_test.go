@@ -34,14 +34,26 @@ func TestStatePersists(t *testing.T) {
 	}
 	n2.Close()
 
-	for _, bad := range []string{"{not json", `{"version": 99, "endpoints": {}}`} {
-		os.WriteFile(filepath.Join(state, StateFile), []byte(bad), 0o600)
+	for _, bad := range []string{"{not json", `{"version": 99, "endpoints": {}}`, "a directory"} {
+		p := filepath.Join(state, StateFile)
+		if bad == "a directory" {
+			os.Remove(p)
+			os.MkdirAll(filepath.Join(p, "x"), 0o700)
+		} else {
+			os.WriteFile(p, []byte(bad), 0o600)
+		}
 		n3, logs := open(t, cfg, nil)
 		if got := n3.Stats()[0].Owed; got != 0 {
-			t.Errorf("%d owed from a corrupt state", got)
+			t.Errorf("%s: %d owed from a corrupt state", bad, got)
 		}
 		if logs.FilterMessageSnippet("moved it aside").Len() != 1 {
-			t.Errorf("no warning about the corrupt state; logs %v", messages(logs))
+			t.Errorf("%s: no warning about the corrupt state; logs %v", bad, messages(logs))
+		}
+		// What was owed is lost, but not the fact that the site was
+		// notified before: the first build's changes are owed.
+		n3.Note(pages(2), nil, true, true)
+		if got := n3.Stats()[0].Owed; got != 2 {
+			t.Errorf("%s: %d owed after the first build that follows a lost state, want 2", bad, got)
 		}
 		n3.Close()
 		aside, _ := filepath.Glob(filepath.Join(state, StateFile+".corrupt-*"))
@@ -49,7 +61,7 @@ func TestStatePersists(t *testing.T) {
 			t.Error("the corrupt state file was not kept aside")
 		}
 		for _, a := range aside {
-			os.Remove(a)
+			os.RemoveAll(a)
 		}
 	}
 }

@@ -34,34 +34,41 @@ type endpointState struct {
 	Gone string `json:"gone,omitempty"`
 }
 
-// readState loads the state file. A missing file gives (nil, nil). A file
-// that cannot be parsed, or of another version, is renamed aside with a
-// warning and gives (nil, nil) too: a bad state file must never stop the
-// daemon.
-func readState(dir string, log *zap.Logger) (*stateDoc, error) {
+// readState loads the state file. A missing file gives nothing, not lost:
+// a site never notified. One that cannot be read or parsed, or of another
+// version, gives nothing and lost, with a warning: a bad state file must
+// never stop the daemon. err is not set today; it is kept for errors that
+// must stop it.
+func readState(dir string, log *zap.Logger) (doc *stateDoc, lost bool, err error) {
 	p := filepath.Join(dir, StateFile)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, false, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read notification state: %w", err)
-	}
-	var doc stateDoc
-	err = json.Unmarshal(data, &doc)
-	if err == nil && doc.Version != stateVersion {
-		err = fmt.Errorf("version %d, want %d", doc.Version, stateVersion)
-	}
-	if err != nil {
-		aside := fmt.Sprintf("%s.corrupt-%s", p, time.Now().UTC().Format("20060102T150405Z"))
-		if rerr := os.Rename(p, aside); rerr != nil {
-			return nil, fmt.Errorf("notification state %s is unreadable (%v) and cannot be moved aside: %w", p, err, rerr)
+	if err == nil {
+		doc = &stateDoc{}
+		err = json.Unmarshal(data, doc)
+		if err == nil && doc.Version != stateVersion {
+			err = fmt.Errorf("version %d, want %d", doc.Version, stateVersion)
 		}
-		log.Warn("notification state is unreadable; moved it aside and starting afresh: what it owed is lost",
-			zap.String("path", p), zap.String("moved_to", aside), zap.Error(err))
-		return nil, nil
 	}
-	return &doc, nil
+	if err == nil {
+		return doc, false, nil
+	}
+	// Unreadable (a directory, no permission), corrupt, or of another
+	// version: it must not stop the daemon. Moved aside for whoever wants
+	// to look, and the notifier starts with nothing owed but knowing the
+	// site was notified before, so that what the first build finds
+	// changed is owed again.
+	aside := fmt.Sprintf("%s.corrupt-%s", p, time.Now().UTC().Format("20060102T150405Z"))
+	if rerr := os.Rename(p, aside); rerr != nil {
+		log.Warn("notification state is unreadable and cannot be moved aside; starting with nothing owed: what it owed is lost, and saving it will fail until the path is fixed",
+			zap.String("path", p), zap.Error(err), zap.NamedError("move_error", rerr))
+		return nil, true, nil
+	}
+	log.Warn("notification state is unreadable; moved it aside and starting afresh: what it owed is lost, what the first build finds changed is owed",
+		zap.String("path", p), zap.String("moved_to", aside), zap.Error(err))
+	return nil, true, nil
 }
 
 // encodeState renders the state deterministically (sorted URLs), so an
