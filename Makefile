@@ -36,12 +36,15 @@ e2e:
 	test/e2e.sh
 	test/container.sh
 
-# Short fuzzing runs: the name -> URL -> XML chain, the head reader, and
-# the head store's parser.
+# Short fuzzing runs: the name -> URL -> XML chain, the head reader, the
+# head store's parser, robots.txt matching against Google's parser, and
+# `check` on arbitrary input.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-30s} ./internal/scan/
 	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime $${FUZZTIME:-30s} ./internal/head/
 	$(GO) test -run '^$$' -fuzz FuzzHeadStore -fuzztime $${FUZZTIME:-30s} ./internal/headstore/
+	$(GO) test -run '^$$' -fuzz FuzzRules -fuzztime $${FUZZTIME:-30s} ./internal/robots/
+	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $${FUZZTIME:-30s} ./internal/validate/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
