@@ -7,14 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -180,13 +178,6 @@ func TestMain(m *testing.M) {
 // its loop, RELOADING=1 then READY=1 around a reload and STOPPING=1 on
 // SIGTERM, and serve /healthz and /metrics on `listen`.
 func TestSystemdAndListen(t *testing.T) {
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "notify.sock")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -194,35 +185,9 @@ func TestSystemdAndListen(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cfg, _ := writeConfig(t, "listen: "+addr+"\n")
-
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "SITEMAPD_CLI_ARGS=run\n-config\n"+cfg, "NOTIFY_SOCKET="+sock, "WATCHDOG_USEC=200000")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("sitemapd log:\n%s", stderr.String())
-		}
-	}()
-	expect := func(want string) string {
-		t.Helper()
-		buf := make([]byte, 4096)
-		for {
-			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-			n, err := conn.Read(buf)
-			if err != nil {
-				t.Fatalf("waiting for %q: %v", want, err)
-			}
-			if msg := string(buf[:n]); strings.HasPrefix(msg, want) {
-				return msg
-			}
-		}
-	}
+	c := startChild(t, cfg, "WATCHDOG_USEC=200000")
+	cmd := c.cmd
+	expect := func(want string) string { t.Helper(); return c.expect(t, want) }
 	expect("READY=1")
 	for path, want := range map[string]string{
 		"/healthz": `"status":"ok"`,

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -86,37 +84,9 @@ notify:
 // itself (it never does).
 func crashAfterRename(t *testing.T, cfg, root, page string) bool {
 	t.Helper()
-	sock := filepath.Join(t.TempDir(), "notify.sock")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "SITEMAPD_CLI_ARGS=run\n-config\n"+cfg, "NOTIFY_SOCKET="+sock)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("sitemapd log:\n%s", stderr.String())
-		}
-	}()
-	buf := make([]byte, 512)
-	for {
-		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-		n, err := conn.Read(buf)
-		if err != nil {
-			t.Fatalf("waiting for READY=1: %v", err)
-		}
-		if bytes.HasPrefix(buf[:n], []byte("READY=1")) {
-			break
-		}
-	}
+	c := startChild(t, cfg)
+	cmd := c.cmd
+	c.expect(t, "READY=1")
 
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
 	if err != nil {

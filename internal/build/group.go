@@ -26,7 +26,6 @@ import (
 func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	r.save(e, g.Dir)
 	r.left.Merge(&g.Left)
-	r.rep.LeftOut.Merge(g.Left.Tally)
 	st := e.state(g.Dir)
 	if g.Err != nil {
 		if st.parts == nil {

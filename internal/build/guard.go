@@ -180,7 +180,7 @@ func (e *Engine) refuse(r *run, err *ShrinkError) (*Report, error) {
 	if r.full {
 		e.refused = err
 	}
-	return &Report{LeftOut: r.rep.LeftOut, Duration: e.now().Sub(r.start)}, err
+	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)}, err
 }
 
 // Refused returns the refusal of the last full build, until a full build

@@ -214,6 +214,7 @@ func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []stri
 // files beside it), removes the outputs nothing claims any more and stale
 // temp files, and saves the record of text sitemaps.
 func (e *Engine) finish(r *run) (*Report, error) {
+	r.rep.LeftOut = r.left.Tally
 	if err := e.guard(r); err != nil {
 		return e.refuse(r, err)
 	}

@@ -3,7 +3,6 @@ package tree
 import (
 	"strconv"
 	"strings"
-	"sync/atomic"
 )
 
 // Reason says why a page that exists is not listed. The zero Reason,
@@ -82,7 +81,7 @@ func (t *Tally) Total() int {
 func (t *Tally) Top() Reason {
 	top := Listed
 	for _, r := range Reasons() {
-		if t[r] > t[top] || (top == Listed && t[r] > 0) {
+		if t[r] > t[top] { // t[Listed] is 0: any count beats none
 			top = r
 		}
 	}
@@ -106,23 +105,4 @@ func (t *Tally) String() string {
 		return "none"
 	}
 	return b.String()
-}
-
-// Counter is a Tally that goroutines may add to at once.
-type Counter [numReasons]atomic.Int64
-
-// Add counts one page left out for r.
-func (c *Counter) Add(r Reason) {
-	if r != Listed && r < numReasons {
-		c[r].Add(1)
-	}
-}
-
-// Tally returns the counts so far.
-func (c *Counter) Tally() Tally {
-	var t Tally
-	for i := range c {
-		t[i] = int(c[i].Load())
-	}
-	return t
 }
