@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/sitemapd/sitemapd/internal/benchpage"
 )
@@ -33,6 +34,9 @@ func format(info Info) string {
 	}
 	if info.Redirect != "" {
 		fmt.Fprintf(&b, "redirect: %s\n", info.Redirect)
+	}
+	if !info.Modified.IsZero() {
+		fmt.Fprintf(&b, "modified: %s\n", info.Modified.Format(time.RFC3339Nano))
 	}
 	fmt.Fprintf(&b, "truncated: %v\n", info.Truncated)
 	for _, p := range info.Problems {
@@ -226,6 +230,8 @@ func TestMentions(t *testing.T) {
 		{"<metadata>", true}, // a false alarm costs a tokenizer run only
 		{"a <-meta <:link", false},
 		{`<Meta Http-Equiv="Refresh" content="0; url=/">`, true},
+		{`<SCRIPT type="application/ld+json">{"dateModified":"2024-01-02"}</script>`, true},
+		{"<scr", false},
 	} {
 		if got := mentions([]byte(tc.page)); got != tc.want {
 			t.Errorf("mentions(%q) = %v, want %v", tc.page, got, tc.want)
@@ -244,13 +250,16 @@ func TestReadError(t *testing.T) {
 }
 
 // FuzzRead reads any bytes as a page: never a panic, never a link or
-// redirect that is not absolute http(s), and the same outcome from a reader
-// as from memory.
+// redirect that is not absolute http(s), a modification date in UTC that
+// reads back as itself, and the same outcome from a reader as from memory.
 func FuzzRead(f *testing.F) {
 	pages, _ := filepath.Glob("testdata/*.html")
 	for _, p := range pages {
 		b, _ := os.ReadFile(p)
 		f.Add(b)
+	}
+	for _, tc := range modifiedCases {
+		f.Add([]byte(tc.page))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		info, err := Read(bytes.NewReader(src), page)
@@ -271,6 +280,12 @@ func FuzzRead(f *testing.F) {
 		}
 		if r := info.Redirect; r != "" && !strings.HasPrefix(r, "http://") && !strings.HasPrefix(r, "https://") {
 			t.Errorf("redirect %q", r)
+		}
+		if m := info.Modified; !m.IsZero() {
+			back, err := parseDate(m.Format(time.RFC3339Nano))
+			if m.Location() != time.UTC || err != nil || !back.Equal(m) {
+				t.Errorf("modified %v (%v): reads back as %v, %v", m, m.Location(), back, err)
+			}
 		}
 		for _, c := range info.Canonicals {
 			if !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
