@@ -29,6 +29,9 @@ func writeConfig(t *testing.T, body string) (cfg, root string) {
 	os.WriteFile(filepath.Join(root, "index.html"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(root, "blog", "a.html"), []byte("x"), 0o644)
 	cfg = filepath.Join(dir, "sitemapd.yaml")
+	if !strings.Contains(body, "state_dir:") {
+		body += "state_dir: state\n" // never the default, /var/lib/sitemapd
+	}
 	os.WriteFile(cfg, []byte("root: site\nbase_url: https://example.com/\nlog: {format: json}\n"+body), 0o644)
 	return cfg, root
 }

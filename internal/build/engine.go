@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
-	"github.com/sitemapd/sitemapd/internal/headstore"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/robots"
 	"github.com/sitemapd/sitemapd/internal/scan"
@@ -49,8 +48,7 @@ type Engine struct {
 	mem        *tree.Memory       // the tree as last published; nil unless WithChanges
 	indexParts int                // index files last published
 	text       *textrecord.Record // text sitemaps written, by hash
-	storePath  string             // the head store, "" when heads are not read
-	store      *headstore.Store   // heads of the last full build, until memory holds them
+	pages      pageState          // what is kept of pages beyond the sitemaps
 
 	owe     func(tree.Changes, bool) error // WithWriteAhead
 	force   bool                           // no shrink guard (WithForce)
@@ -67,6 +65,7 @@ type group struct {
 	links            []string // directories its followed symlinks point into
 	failed           bool     // its last publish failed: retry it
 	urls             int      // URLs its published parts list; -1 when not known
+	due              int64    // when its first page still to come is due (Unix ns), 0 for none
 }
 
 // builtinStylesheet is written as config.StylesheetFile at the root of the
@@ -121,8 +120,14 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	for _, o := range opts {
 		o(e)
 	}
+	why := mtimeOnly(cfg)
+	if why != "" {
+		e.log.Warn("lastmod taken from mtimes, not content: "+why+"; pages rewritten with the same bytes (a redeploy) will show a new lastmod and be sent to search engines again",
+			zap.String("state_dir", cfg.StateDir))
+	}
 	e.scan = scan.New(cfg, log.Named("scan"), e.loc, scan.Options{
-		OpenDir: func(p string) (*os.File, error) { return e.openDir(p) },
+		OpenDir:   func(p string) (*os.File, error) { return e.openDir(p) },
+		MTimeOnly: why != "",
 	})
 	e.loadRobots()
 	e.enc.Stylesheet = cfg.Stylesheet
@@ -140,18 +145,13 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	}
 	e.pub = pub
 	e.text = textrecord.Load(pub, e.log)
-	if e.scan.ReadsHeads() && cfg.StateDir != "" {
-		e.storePath = filepath.Join(cfg.StateDir, headstore.Name)
-		if e.store, err = headstore.Open(e.storePath, headstore.Key(cfg)); err != nil {
-			e.log.Info("head store not used: every head is read", zap.String("path", e.storePath), zap.Error(err))
-		}
-	}
+	e.openPageState()
 	return e, nil
 }
 
 // Close releases the output directory.
 func (e *Engine) Close() error {
-	e.store.Close()
+	e.pages.old.Close()
 	return e.pub.Close()
 }
 
@@ -229,6 +229,34 @@ func (e *Engine) Failed() []string {
 	return out
 }
 
+// Due returns when the first page still to come (its time is in the
+// future) is due, for a Rebuild of DueGroups then: the page has no
+// lastmod until that time. The zero time when none is.
+func (e *Engine) Due() time.Time {
+	var first int64
+	for _, g := range e.groups {
+		if g.due != 0 && (first == 0 || g.due < first) {
+			first = g.due
+		}
+	}
+	if first == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, first)
+}
+
+// DueGroups lists the groups holding a page whose time has come by now.
+func (e *Engine) DueGroups(now time.Time) []string {
+	var out []string
+	for dir, g := range e.groups {
+		if g.due != 0 && g.due <= now.UnixNano() {
+			out = append(out, dir)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // SkipDir reports whether a directory (relative to the root) is never
 // listed, so never needs watching: dot-directories, ignored names and
 // excluded trees.
@@ -250,40 +278,10 @@ func (e *Engine) loadRobots() {
 // again (Build), since any page may be in or out.
 func (e *Engine) RobotsChanged() bool { return e.robots.Changed(e.cfg) }
 
-// knownHeads returns what is known of the heads of a directory's pages,
-// so that unchanged files' heads are not read again: what memory holds, or
-// else the head store.
-func (e *Engine) knownHeads(dir string) *tree.Listing {
-	if l := e.mem.Dir(dir); l != nil {
-		return l
-	}
-	return e.store.Listing(dir)
-}
-
 // groupPath is a group's directory, for messages.
 func (e *Engine) groupPath(dir string) string {
 	if dir == "" {
 		return e.cfg.Root
 	}
 	return filepath.Join(e.cfg.Root, dir)
-}
-
-// newHeadStore starts a new store for a full build, or returns nil: heads
-// are not read, or state_dir does not exist (it is not created here: with
-// no notification endpoints it need not exist, and `sitemapd build` may
-// run as a user who cannot create it).
-func (e *Engine) newHeadStore() *headstore.Writer {
-	if e.storePath == "" {
-		return nil
-	}
-	if st, err := os.Stat(filepath.Dir(e.storePath)); err != nil || !st.IsDir() {
-		e.log.Debug("head store not kept: state_dir does not exist", zap.String("state_dir", filepath.Dir(e.storePath)))
-		return nil
-	}
-	w, err := headstore.Create(e.storePath, headstore.Key(e.cfg))
-	if err != nil {
-		e.log.Info("head store not kept: the next build reads every head", zap.Error(err))
-		return nil
-	}
-	return w
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -517,7 +518,7 @@ func TestMovedInDirectoryBringsOldSitemaps(t *testing.T) {
 // other content is someone else's and is refused by path.
 func TestIndexNowKeyFile(t *testing.T) {
 	const key = "0123456789abcdef"
-	extra := "state_dir: state\nnotify: {endpoints: [{name: in, kind: indexnow, url: \"https://api.indexnow.org/indexnow\", key: " + key + "}]}\n"
+	extra := "state_dir: " + strconv.Quote(t.TempDir()) + "\nnotify: {endpoints: [{name: in, kind: indexnow, url: \"https://api.indexnow.org/indexnow\", key: " + key + "}]}\n"
 	root := site(t, "index.html")
 	cfg := loadConfig(t, baseConfig, root, extra)
 	e, _ := newEngine(t, cfg)

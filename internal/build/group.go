@@ -80,7 +80,10 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			old = e.publishedParts(g.Dir)
 		}
 	}
-	s := staging{upd: u, urls: len(urls)}
+	s := staging{upd: u, urls: len(urls), due: g.Due, read: g.Listings}
+	if s.read == nil && u != nil {
+		s.read = u.Set // a refresh: the directories it re-read
+	}
 	prev := len(urls) // the same bytes list the same URLs
 	// Equal bytes in as many files: not one URL or lastmod changed. A
 	// group that failed last time may have lost its files with its

@@ -128,7 +128,9 @@ func quotedArgs(s string) ([]string, error) {
 
 func mustWrite(t testing.TB, p string, mt time.Time) {
 	t.Helper()
-	writeFile(t, p, "<!doctype html><title>x</title>\n", mt)
+	// Bytes that name the mtime: a later write is a change in either
+	// lastmod mode (pages.lastmod).
+	writeFile(t, p, "<!doctype html><title>x</title>\n<!-- "+mt.UTC().Format(time.RFC3339Nano)+" -->\n", mt)
 }
 
 // writeFile writes a file, making its directory, and sets its mtime.
@@ -154,6 +156,11 @@ func loadConfig(t testing.TB, file, root string, extra string) *config.Config {
 		t.Fatal(err)
 	}
 	data = append([]byte("root: "+strconv.Quote(root)+"\n"+extra), data...)
+	if !bytes.Contains(data, []byte("state_dir:")) {
+		// Never the default, /var/lib/sitemapd: content hashes are kept
+		// there.
+		data = append([]byte("state_dir: "+strconv.Quote(t.TempDir())+"\n"), data...)
+	}
 	cfg, err := config.Load(data, file)
 	if err != nil {
 		t.Fatal(err)

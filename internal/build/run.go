@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/sitemapd/sitemapd/internal/headstore"
+	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -35,7 +35,7 @@ type run struct {
 	kept     map[string]bool    // groups that failed: their files stay as they are
 	stale    []string           // outputs that go unless a group or the index claims them
 	temps    []string           // temp files met, removed if older than start
-	store    *headstore.Writer  // the new head store of a full build, or nil
+	store    *pagestore.Writer  // the new page store of a full build, or nil
 	oldIndex []string           // index files before the publish
 
 	// For the shrink guard: of the pages the groups published listed
@@ -51,12 +51,17 @@ type run struct {
 }
 
 // staging is what a group's publish will change once its files are
-// committed: the changes to report, the update to remember and the number
-// of URLs it lists. If the files fail to land, none of it happens.
+// committed: the changes to report, the update to remember, the number of
+// URLs it lists and when the first of its pages still to come is due. If
+// the files fail to land, none of it happens. read are the directories
+// the publish read, for the page store, which describes files, not
+// sitemaps: they go to it whatever the commit does.
 type staging struct {
 	changes tree.Changes
 	upd     *tree.Update // nil without memory
 	urls    int
+	due     int64
+	read    map[string]*tree.Listing
 }
 
 func (e *Engine) begin(full bool) *run {
@@ -99,9 +104,9 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 	}
-	r.store = e.newHeadStore()
+	r.store = e.newPageStore()
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
-		Now: r.now, Record: e.mem != nil || r.store != nil, Quiet: true, Heads: e.knownHeads,
+		Now: r.now, Clock: e.now, Record: e.mem != nil || r.store != nil, Quiet: true, Known: e.known,
 	})
 	if err != nil {
 		e.abort(r)
@@ -117,10 +122,13 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		r.seen[g.Dir] = true
 		r.stale = append(r.stale, g.Own...)
 		r.temps = append(r.temps, g.Temps...)
-		if r.store != nil && g.Err == nil {
+		if r.store != nil {
 			for d, l := range g.Listings {
 				r.store.Add(d, l)
 			}
+		}
+		if g.Err != nil {
+			e.keepKnown(r.store, g.Dir, g.Listings)
 		}
 		e.publishGroup(r, g, tree.WholeUpdate(g.Listings, g.FollowsLinks()))
 	}
@@ -170,15 +178,48 @@ func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string]
 	r := e.begin(false)
 	groups = slices.Clone(groups)
 	slices.Sort(groups)
+	reads := map[string]groupRead{}
 	for _, dir := range slices.Compact(groups) {
 		g, u, err := e.readGroup(ctx, r, dir, dirty[dir], names)
 		if err != nil {
 			e.abort(r)
 			return nil, err
 		}
-		if e.publishGroup(r, g, u) {
-			r.stale = append(r.stale, g.Own...)
-			r.temps = append(r.temps, g.Temps...)
+		reads[dir] = groupRead{g, u}
+	}
+	// A file changed through one name changed under its others too: their
+	// groups are read again, with those names.
+	if more := e.otherNames(reads, dirty, names); more != nil {
+		dirty, names = maps.Clone(dirty), maps.Clone(names)
+		if dirty == nil {
+			dirty = map[string][]string{}
+		}
+		if names == nil {
+			names = map[string][]string{}
+		}
+		for group, byDir := range more {
+			if _, ok := reads[group]; ok && len(dirty[group]) == 0 {
+				continue // read whole already
+			}
+			for d, ns := range byDir {
+				if !slices.Contains(dirty[group], d) {
+					dirty[group] = append(dirty[group], d)
+				}
+				names[d] = append(slices.Clone(names[d]), ns...)
+			}
+			g, u, err := e.readGroup(ctx, r, group, dirty[group], names)
+			if err != nil {
+				e.abort(r)
+				return nil, err
+			}
+			reads[group] = groupRead{g, u}
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(reads)) {
+		rd := reads[dir]
+		if e.publishGroup(r, rd.g, rd.u) {
+			r.stale = append(r.stale, rd.g.Own...)
+			r.temps = append(r.temps, rd.g.Temps...)
 		}
 	}
 	return e.finish(r)
@@ -187,7 +228,7 @@ func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string]
 // readGroup reads one group for a rebuild: from memory and the dirty
 // directories where it can, whole otherwise.
 func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []string, names map[string][]string) (*scan.Group, *tree.Update, error) {
-	o := scan.WalkOptions{Now: r.now, Heads: e.knownHeads}
+	o := scan.WalkOptions{Now: r.now, Clock: e.now, Known: e.known}
 	// A group whose last publish failed is read whole: memory is what was
 	// published, and the failed read's changes are not in it. So is one
 	// that follows symlinks, which memory does not hold.
@@ -203,6 +244,7 @@ func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []stri
 		return nil, nil, err
 	}
 	g := w.Group(dir)
+	w.Summary()
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -225,6 +267,12 @@ func (e *Engine) finish(r *run) (*Report, error) {
 		r.gone = e.unseen(r)
 	}
 	e.writeAhead(r)
+	if r.store != nil {
+		e.commitPageStore(r.store)
+		r.store = nil
+	} else if !r.full {
+		e.appendPageState(r)
+	}
 	e.commit(r)
 	if r.full {
 		e.forgetUnseen(r)
@@ -281,24 +329,24 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	return r.rep, errors.Join(r.errs...)
 }
 
-// forgetUnseen ends a full walk: the head store it wrote replaces the old
-// one, and the groups it did not meet are gone, their pages removed.
+// forgetUnseen ends a full walk: the groups it did not meet are gone,
+// their pages removed.
 func (e *Engine) forgetUnseen(r *run) {
-	if r.store != nil {
-		if err := r.store.Commit(); err != nil {
-			e.log.Warn("head store not written: the next build reads every head", zap.String("path", e.storePath), zap.Error(err))
-		}
-		r.store = nil
-	}
 	if e.mem != nil {
-		// Memory holds the heads from now on.
-		e.store.Close()
-		e.store = nil
+		// Memory, and what the engine keeps of groups memory does not
+		// hold, know every page from now on.
+		e.pages.old.Close()
+		e.pages.old = nil
 	}
 	for dir, g := range e.groups {
 		if !r.seen[dir] {
 			r.stale = append(append(r.stale, g.parts...), g.textParts...)
 			delete(e.groups, dir)
+		}
+	}
+	for d := range e.pages.held {
+		if !r.seen[e.depth.GroupOf(d)] {
+			delete(e.pages.held, d)
 		}
 	}
 	if e.mem != nil {
@@ -379,9 +427,14 @@ func (e *Engine) commit(r *run) {
 				if st.upd != nil {
 					e.mem.Apply(dir, st.upd)
 				}
+				if st.upd == nil || st.upd.View == nil {
+					e.hold(dir, st.read)
+				} else {
+					e.hold(dir, nil)
+				}
 			}
 			if g := e.groups[dir]; g != nil {
-				g.urls = st.urls
+				g.urls, g.due = st.urls, st.due
 			}
 		}
 	}

@@ -124,7 +124,17 @@ type Pages struct {
 	// Redirects leaves out pages whose head sends a browser elsewhere at
 	// once (a meta refresh with a delay of 0 or 1 seconds and a URL):
 	// redirect stubs, which search engines do not index.
-	Redirects bool     `yaml:"redirects"`
+	Redirects bool `yaml:"redirects"`
+	// LastMod says what a page's <lastmod> means: "content" (the
+	// default), when the page's bytes last changed, kept across rewrites
+	// of the same bytes by a content hash in state_dir; or "mtime", when
+	// its file was last written. Validate sets LastModFrom from it.
+	LastMod     string        `yaml:"lastmod"`
+	LastModFrom LastModSource `yaml:"-"`
+	// HeadDates takes an HTML page's lastmod from the modification time
+	// its head states (article:modified_time, og:updated_time, JSON-LD
+	// dateModified), when it states one that is not in the future.
+	HeadDates bool     `yaml:"head_dates"`
 	Exclude   []string `yaml:"exclude"`
 	// ErrorPages are globs, like Exclude's, of the site's error pages
 	// (404.html, 50x.html, …): files that exist to be served in place of a
@@ -222,6 +232,19 @@ type Log struct {
 	Format string `yaml:"format"` // auto, json, console
 }
 
+// LastModSource is what a page's lastmod is taken from (pages.lastmod).
+type LastModSource int
+
+const (
+	// LastModContent: the mtime at which the page's bytes last changed.
+	LastModContent LastModSource = iota
+	// LastModMTime: the file's mtime.
+	LastModMTime
+)
+
+// lastModSources are pages.lastmod's values.
+var lastModSources = map[string]LastModSource{"content": LastModContent, "mtime": LastModMTime}
+
 // Default returns the configuration every loaded file starts from.
 func Default() Config {
 	return Config{
@@ -240,6 +263,8 @@ func Default() Config {
 			Canonical:      true,
 			Hreflang:       true,
 			Redirects:      true,
+			LastMod:        "content",
+			HeadDates:      true,
 			ErrorPages:     DefaultErrorPages(),
 			IgnoreNames:    DefaultIgnoreNames(),
 		},

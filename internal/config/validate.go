@@ -165,6 +165,11 @@ func (c *Config) validate(lines map[string]int) error {
 			bad(fmt.Sprintf("pages.exclude[%d]", i), "%q is not a valid glob", g)
 		}
 	}
+	if src, ok := lastModSources[c.Pages.LastMod]; ok {
+		c.Pages.LastModFrom = src
+	} else {
+		bad("pages.lastmod", "%q must be \"content\" (when the page's bytes last changed) or \"mtime\" (when its file was last written)", c.Pages.LastMod)
+	}
 	for i, g := range c.Pages.ErrorPages {
 		if !doublestar.ValidatePattern(NormalizeGlob(g)) {
 			bad(fmt.Sprintf("pages.error_pages[%d]", i), "%q is not a valid glob", g)

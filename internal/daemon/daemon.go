@@ -246,8 +246,11 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
 	var retry backoff
 	defer retry.stop()
+	var due dueTimer
+	defer due.stop()
 	publish := func(why Trigger, run func() (*build.Report, error)) {
 		d.publish(eng, led, why, run)
+		due.set(eng.Due())
 		if failed := eng.Failed(); len(failed) > 0 {
 			if delay, armed := retry.arm(); armed {
 				d.log.Info("will retry the groups that failed", zap.Strings("groups", failed), zap.Duration("in", delay))
@@ -303,6 +306,9 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		case <-retry.c:
 			retry.fired()
 			publish(Retry, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
+		case <-due.c:
+			due.fired()
+			publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
 		case <-d.opts.Reload:
 			if next := d.reload(sum); next != nil {
 				return reloaded, next, nil
@@ -477,4 +483,40 @@ func (b *backoff) stop() {
 		b.timer.Stop()
 	}
 	b.c = nil
+}
+
+// dueTimer fires when the first page still to come is due; c is nil while
+// none is.
+type dueTimer struct {
+	timer *time.Timer
+	c     <-chan time.Time
+	at    time.Time
+}
+
+// dueSlack is how long after a page's time its group is rebuilt: a little,
+// so that the clock has passed it for sure.
+const dueSlack = 50 * time.Millisecond
+
+// set arms the timer for at (the zero time: none).
+func (t *dueTimer) set(at time.Time) {
+	if at.Equal(t.at) && (t.c != nil || at.IsZero()) {
+		return
+	}
+	t.stop()
+	t.at = at
+	if at.IsZero() {
+		return
+	}
+	t.timer = time.NewTimer(max(time.Until(at)+dueSlack, dueSlack))
+	t.c = t.timer.C
+}
+
+// fired notes that the timer's publish is running.
+func (t *dueTimer) fired() { t.c, t.at = nil, time.Time{} }
+
+func (t *dueTimer) stop() {
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	t.c = nil
 }

@@ -46,6 +46,7 @@ func (h *harness) Published(p Publish) {
 const testConfig = `root: root
 base_url: https://example.com/
 depth: 1
+state_dir: state
 watch: {settle: 100ms, max_delay: 1s, rescan: 0s}
 `
 

@@ -19,6 +19,10 @@ const (
 	PeriodicRescan
 	// Retry builds again the groups that failed.
 	Retry
+	// Due builds again the groups holding pages whose time (a future
+	// mtime, from clock skew or a build host ahead) has come: they get a
+	// lastmod now.
+	Due
 )
 
 var triggerNames = [...]string{
@@ -28,6 +32,7 @@ var triggerNames = [...]string{
 	RobotsChanged:  "robots.txt changed",
 	PeriodicRescan: "periodic rescan",
 	Retry:          "retry",
+	Due:            "pages due",
 }
 
 func (t Trigger) String() string {
@@ -37,6 +42,6 @@ func (t Trigger) String() string {
 	return "unknown"
 }
 
-// Full reports whether the publish walks the whole tree: all but Change and
-// Retry, which rebuild only the groups they name.
-func (t Trigger) Full() bool { return t != Change && t != Retry }
+// Full reports whether the publish walks the whole tree: all but Change,
+// Retry and Due, which rebuild only the groups they name.
+func (t Trigger) Full() bool { return t != Change && t != Retry && t != Due }

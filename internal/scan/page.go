@@ -2,11 +2,13 @@ package scan
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
@@ -15,12 +17,23 @@ import (
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
+// fileStat is what a stat told of a page's file.
+type fileStat struct {
+	mtime, size int64 // mtime in Unix nanoseconds
+	nlink       uint64
+}
+
+func statOf(st *unix.Stat_t) fileStat {
+	return fileStat{mtime: st.Mtim.Nano(), size: st.Size, nlink: uint64(st.Nlink)}
+}
+
 // page maps one page file to its entry, applying excludes, rules, the
 // protocol's limits and what the page's head says (dirFD, if not -1, is
 // its directory, open). ok is false for a file that is neither listed nor
 // remembered; an entry whose head keeps it out is remembered but not
 // listed (Head.Hidden). Every page left out is noted in g (Group.Left).
-func (w *Walk) page(g *Group, relDir, name, rel string, mtime time.Time, size int64, dirFD int, cache *headCache) (p tree.Page, ok bool) {
+// known is what is known of the directory's pages from before.
+func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, known *known) (p tree.Page, ok bool) {
 	s := w.s
 	// Globs match the file's path and its URL's (they differ for index
 	// files and pretty URLs).
@@ -46,22 +59,42 @@ func (w *Walk) page(g *Group, relDir, name, rel string, mtime time.Time, size in
 		w.leave(g, tree.TooLong, loc, rel, "")
 		return tree.Page{}, false
 	}
-	u := sitemap.URL{Loc: loc, LastMod: tree.LastMod(mtime.UnixNano(), w.o.Now)}
-	if u.LastMod.IsZero() {
-		s.log.Warn("no lastmod: file modification time is in the future",
-			zap.String("path", w.abs(rel)), zap.Time("mtime", mtime))
-	}
+	p = tree.Page{Name: name, URL: sitemap.URL{Loc: loc}, Time: st.mtime}
 	if r := matchRule(s.rules, up); r != nil {
-		u.ChangeFreq, u.Priority = r.changefreq, r.priority
+		p.URL.ChangeFreq, p.URL.Priority = r.changefreq, r.priority
 	}
-	p = tree.Page{Name: name, URL: u, MTime: mtime.UnixNano(), Size: size}
-	if s.heads && isHTML(name) {
-		if gone := w.head(g, &p, rel, dirFD, cache); gone {
-			return tree.Page{}, false
-		}
-		p.URL.Alternates = tree.Alternates(p.Head.Alts)
+	if gone := w.state(g, &p, rel, st, dirFD, known); gone {
+		return tree.Page{}, false
 	}
+	p.URL.LastMod = w.lastMod(g, p.Time, rel)
+	p.URL.Alternates = tree.Alternates(p.Head.Alts)
 	return p, true
+}
+
+// lastMod is the lastmod of a page of time t, as of now. A time past the
+// walk's start may be a file written since: it is compared with the clock
+// again before it counts as one to come, so that a deploy landing during a
+// walk is not a burst of pages without lastmod. A page still to come is
+// noted in its group (Group.Due), for a republish when its time comes.
+func (w *Walk) lastMod(g *Group, t int64, rel string) time.Time {
+	if lm := tree.LastMod(t, w.o.Now); !lm.IsZero() {
+		return lm
+	}
+	if lm := tree.LastMod(t, w.clock()); !lm.IsZero() {
+		return lm
+	}
+	w.future.note(w.abs(rel), t)
+	g.mu.Lock()
+	g.due(t)
+	g.mu.Unlock()
+	return time.Time{}
+}
+
+func (w *Walk) clock() time.Time {
+	if w.o.Clock != nil {
+		return w.o.Clock()
+	}
+	return time.Now()
 }
 
 // leave notes a page left out of group g for a reason: counted for the
@@ -90,44 +123,132 @@ func isHTML(name string) bool {
 	return false
 }
 
-// headCache looks up heads remembered in a directory's listing, read from
-// a file of the same mtime and size: the same file, as far as a stat can
-// tell, so its head need not be read again.
-type headCache struct {
+// known looks up what is known of a directory's pages from before (the
+// daemon's memory, or the page store): a page whose file has the stamp
+// known is not read again.
+type known struct {
 	l   *tree.Listing
 	idx map[string]int
 }
 
-func (c *headCache) lookup(name string, mtime, size int64) (tree.Head, bool) {
-	if c == nil || c.l == nil || !c.l.HasSizes() {
-		return tree.Head{}, false
+func (k *known) lookup(name string) (tree.Page, bool) {
+	if k == nil || k.l == nil {
+		return tree.Page{}, false
 	}
-	if c.idx == nil {
-		c.idx = make(map[string]int, c.l.Len())
-		c.l.All(func(i int, name string) { c.idx[name] = i })
+	if k.idx == nil {
+		k.idx = make(map[string]int, k.l.Len())
+		k.l.All(func(i int, name string) { k.idx[name] = i })
 	}
-	i, ok := c.idx[name]
-	if !ok || c.l.MTime(i) != mtime || c.l.Size(i) != size {
-		return tree.Head{}, false
+	i, ok := k.idx[name]
+	if !ok {
+		return tree.Page{}, false
 	}
-	return c.l.Head(i), true
+	return k.l.Page(i, name), true
 }
 
-// head decides what a page's head does to its entry: it reads the head
-// (unless remembered for this mtime and size) and applies the rules that
-// are on. dirFD is the page's directory, open, or -1. gone is true when
-// the file vanished meanwhile. A head that cannot be read leaves the page
-// listed, with a warning, and is read again next time (size tree.Unread).
-func (w *Walk) head(g *Group, ent *tree.Page, rel string, dirFD int, cache *headCache) (gone bool) {
-	if h, ok := cache.lookup(ent.Name, ent.MTime, ent.Size); ok {
-		ent.Head = h
-		if h.Hidden() {
-			w.leave(g, h.Out, ent.URL.Loc, rel, "")
+// state fills in what a page's bytes tell: its content hash, what its
+// head says, and so its Time. They are read only when the file's stamp is
+// not the one known; otherwise what is known holds. gone is true when the
+// file vanished meanwhile. A file that cannot be read is listed by its
+// mtime, with a warning, and read again next time (NoStamp).
+func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int, kn *known) (gone bool) {
+	s := w.s
+	if s.keep == 0 {
+		// Nothing is read, nothing kept: Time is the mtime.
+		if st.nlink > 1 {
+			if k, ok := kn.lookup(p.Name); ok && k.Time != st.mtime {
+				w.relinked(g, rel, k)
+			}
 		}
 		return false
 	}
+	stamp := tree.Stamp(st.mtime, st.size)
+	k, wasKnown := kn.lookup(p.Name)
+	if wasKnown && st.nlink > 1 && k.Stamp != stamp {
+		w.relinked(g, rel, k)
+	}
+	if wasKnown && k.Stamp == stamp {
+		p.Stamp, p.Time, p.Sum, p.Head = k.Stamp, k.Time, k.Sum, k.Head
+		if p.Head.Hidden() {
+			w.leave(g, p.Head.Out, p.URL.Loc, rel, "")
+		}
+		return false
+	}
+	p.Stamp = stamp
+	html := s.heads && isHTML(p.Name)
+	// Pages reached through a symlinked directory have nothing known
+	// (kn is nil): their hash would have nothing to be compared with.
+	content := s.content && kn != nil
+	if !html && !content {
+		return false
+	}
+	sum, info, err := w.read(rel, p.Name, p.URL.Loc, st.size, dirFD, html, content)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return true
+	case err != nil:
+		s.log.Warn("listed by its mtime, without reading it: "+err.Error(), zap.String("path", w.abs(rel)))
+		p.Stamp = tree.NoStamp
+		return false
+	}
+	if content {
+		p.Sum = sum
+		if wasKnown && k.Sum == sum {
+			// The same bytes, rewritten: they changed when they last did
+			// (or earlier, if the new mtime says so).
+			p.Time = min(k.Time, st.mtime)
+		}
+	}
+	if html {
+		w.applyHead(g, p, rel, info)
+	}
+	return false
+}
+
+// relinked notes a page with other names (hard links) whose file
+// changed: the others changed too, though nothing says so where they are.
+func (w *Walk) relinked(g *Group, rel string, was tree.Page) {
+	g.mu.Lock()
+	g.Relinked = append(g.Relinked, Relinked{Dir: tree.Parent(rel), Name: was.Name, Was: was})
+	g.mu.Unlock()
+}
+
+// applyHead applies what a page's head says to its entry.
+func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 	s := w.s
-	p := w.abs(rel)
+	path := w.abs(rel)
+	for _, problem := range info.Problems {
+		s.log.Warn("page head: "+problem, zap.String("path", path))
+	}
+	if info.Truncated {
+		w.truncated.Add(1)
+		if !w.o.Quiet {
+			s.log.Warn("page head longer than the limit: tags past it are not read",
+				zap.String("path", path), zap.Int("limit", head.Limit))
+		}
+	}
+	if s.cfg.Pages.HeadDates && !info.Modified.IsZero() {
+		if t := info.Modified.UnixNano(); t <= w.clock().UnixNano() {
+			p.Time = t
+		} else {
+			w.futureHead.note(path, t)
+		}
+	}
+	var elsewhere string
+	p.Head, elsewhere = s.decide(info, path, p.URL.Loc, s.loc.File(rel))
+	if info.Canonicals != nil {
+		g.mu.Lock()
+		g.Left.Canonicals++
+		g.mu.Unlock()
+	}
+	if p.Head.Hidden() {
+		w.leave(g, p.Head.Out, p.URL.Loc, rel, elsewhere)
+	}
+}
+
+// read reads a page's file (dirFD is its directory, open, or -1): its
+// head if html (loc is its URL), the hash of its bytes if content, up to the size stat saw.
+func (w *Walk) read(rel, name, loc string, size int64, dirFD int, html, content bool) (sum uint64, info head.Info, err error) {
 	// Plain system calls, not os.Open: open, read, close, where an
 	// os.File costs nine (it probes the poller and the file's flags),
 	// and the walk opens every page. O_NONBLOCK: a page swapped for a
@@ -136,71 +257,66 @@ func (w *Walk) head(g *Group, ent *tree.Page, rel string, dirFD int, cache *head
 	// then looks up one name, not the whole path.
 	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
 	var fd int
-	var err error
 	if dirFD >= 0 {
-		fd, err = unix.Openat(dirFD, ent.Name, flags, 0)
+		fd, err = unix.Openat(dirFD, name, flags, 0)
 	} else {
-		fd, err = unix.Open(p, flags, 0)
+		fd, err = unix.Open(w.abs(rel), flags, 0)
 	}
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			return true
+			return 0, info, err
 		}
-		s.log.Warn("listed without reading its head: cannot open", zap.String("path", p), zap.Error(err))
-		ent.Size = tree.Unread
-		return false
+		return 0, info, fmt.Errorf("cannot open: %w", err)
 	}
 	defer unix.Close(fd)
-	// Up to the size stat saw: a small page takes one read, with no
-	// second one to find the end, into a buffer used again for the next
-	// page; a larger one is read as far as its head goes.
-	var info head.Info
-	if ent.Size <= smallPage {
+	size = max(size, 0)
+	if size <= smallPage {
+		// A small page takes one read, with no second one to find the
+		// end, into a buffer used again for the next page.
 		bp := smallPages.Get().(*[]byte)
-		var n int
-		if n, err = io.ReadFull(fdReader(fd), (*bp)[:max(ent.Size, 0)]); err == io.ErrUnexpectedEOF {
-			err = nil // shrunk since its stat: read what is there
+		defer smallPages.Put(bp)
+		n, err := io.ReadFull(fdReader(fd), (*bp)[:size])
+		if err != nil && err != io.ErrUnexpectedEOF { // shrunk since its stat: read what is there
+			return 0, info, fmt.Errorf("read failed: %w", err)
 		}
-		if err == nil {
-			info, err = head.ReadBytes((*bp)[:n], ent.URL.Loc)
+		b := (*bp)[:n]
+		if content {
+			sum = xxhash.Sum64(b)
 		}
-		smallPages.Put(bp)
-	} else {
-		info, err = head.Read(io.LimitReader(fdReader(fd), ent.Size), ent.URL.Loc)
+		if html {
+			info, err = head.ReadBytes(b, loc)
+		}
+		return sum, info, err
 	}
-	if err != nil {
-		s.log.Warn("listed without reading its head: read failed", zap.String("path", p), zap.Error(err))
-		ent.Size = tree.Unread
-		return false
+	// A larger one is read as far as its head goes, and, for its hash,
+	// to its end.
+	r := io.Reader(io.LimitReader(fdReader(fd), size))
+	var d *xxhash.Digest
+	if content {
+		d = xxhash.New()
+		r = io.TeeReader(r, d)
 	}
-	for _, problem := range info.Problems {
-		s.log.Warn("page head: "+problem, zap.String("path", p))
-	}
-	if info.Truncated {
-		w.truncated.Add(1)
-		if !w.o.Quiet {
-			s.log.Warn("page head longer than the limit: tags past it are not read",
-				zap.String("path", p), zap.Int("limit", head.Limit))
+	if html {
+		if info, err = head.Read(r, loc); err != nil {
+			return 0, info, fmt.Errorf("read failed: %w", err)
 		}
 	}
-	var elsewhere string
-	ent.Head, elsewhere = s.decide(info, p, ent.URL.Loc, s.loc.File(rel))
-	if info.Canonicals != nil {
-		g.mu.Lock()
-		g.Left.Canonicals++
-		g.mu.Unlock()
+	if content {
+		if _, err := io.Copy(d, r); err != nil {
+			return 0, info, fmt.Errorf("read failed: %w", err)
+		}
+		sum = d.Sum64()
 	}
-	if ent.Head.Hidden() {
-		w.leave(g, ent.Head.Out, ent.URL.Loc, rel, elsewhere)
-	}
-	return false
+	return sum, info, nil
 }
 
 // Summary logs what heads did in the walk, in place of a line per page:
 // sites whose every page has a long head would otherwise log one warning
 // per page on every build. (Pages left out are in each publish's summary.)
 func (w *Walk) Summary() {
-	if n := w.truncated.Load(); n > 0 {
+	w.future.warn(w.s.log, "pages whose file's modification time is in the future: listed without lastmod until then")
+	w.futureHead.warn(w.s.log, "pages whose head states a modification date in the future: the date is not used")
+	if n := w.truncated.Load(); n > 0 && w.o.Quiet {
 		w.s.log.Warn("pages whose head is longer than the limit: tags past it are not read",
 			zap.Int64("pages", n), zap.Int("limit", head.Limit))
 	}
@@ -226,5 +342,31 @@ func (fd fdReader) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		return n, nil
+	}
+}
+
+// futures counts the pages of a walk whose time is still to come, for one
+// warning at its end rather than one a page.
+type futures struct {
+	mu      sync.Mutex
+	n       int
+	example string // the page of the earliest time
+	first   int64
+}
+
+func (f *futures) note(path string, t int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 || t < f.first {
+		f.example, f.first = path, t
+	}
+	f.n++
+}
+
+func (f *futures) warn(log *zap.Logger, msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n > 0 {
+		log.Warn(msg, zap.Int("pages", f.n), zap.String("example", f.example), zap.Time("earliest", time.Unix(0, f.first)))
 	}
 }

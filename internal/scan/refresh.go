@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -82,7 +81,9 @@ func (s *Scanner) Refresh(ctx context.Context, mem *tree.Memory, group string, d
 			u.View[d] = l
 		}
 	}
-	return &Group{Dir: group, URLs: s.URLs(u.View, o.Now), Own: scan.Own, Temps: scan.Temps, Left: scan.Left}, u, true, nil
+	w.Summary()
+	urls, due := s.URLs(u.View, o.Now)
+	return &Group{Dir: group, URLs: urls, Due: due, Own: scan.Own, Temps: scan.Temps, Left: scan.Left, Relinked: scan.Relinked}, u, true, nil
 }
 
 // refreshNames reads the named entries of dir into a new listing of it,
@@ -134,7 +135,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 			pages = append(pages, old.Page(i, name))
 		}
 	})
-	cache := &headCache{l: old}
+	kn := &known{l: old}
 	subdirs := slices.Clone(old.Subdirs())
 	var walkNew []string
 	f := s.filter
@@ -160,7 +161,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		// Gone, or not a directory: nothing remembered below this name holds.
 		scan.gone = append(scan.gone, rel)
 		if e.st != nil && e.st.Mode&unix.S_IFMT == unix.S_IFREG && !f.Ignored(e.name) && f.IsPage(e.name) {
-			if p, ok := w.page(scan, dir, e.name, rel, time.Unix(e.st.Mtim.Unix()), e.st.Size, -1, cache); ok {
+			if p, ok := w.page(scan, dir, e.name, rel, statOf(e.st), -1, kn); ok {
 				pages = append(pages, p)
 			}
 		}
@@ -168,7 +169,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 	if scan.Listings == nil {
 		scan.Listings = map[string]*tree.Listing{}
 	}
-	scan.Listings[dir] = tree.NewListing(pages, s.heads, subdirs, old.ID())
+	scan.Listings[dir] = tree.NewListing(pages, s.keep, subdirs, old.ID())
 	for _, d := range walkNew {
 		w.walk(d, scan)
 	}

@@ -25,6 +25,8 @@ type Scanner struct {
 	robots  robots.Rules
 	depth   tree.Depth
 	heads   bool // some head rule is on: HTML pages' heads are read
+	content bool // lastmod is when a page's bytes last changed: they are hashed
+	keep    tree.Kept
 	openDir func(string) (*os.File, error)
 	// ownInRoot: outputs are written into the document root, so the walk
 	// meets them and reports them (Group.Own); otherwise the output tree
@@ -37,6 +39,9 @@ type Options struct {
 	// OpenDir opens a directory to read it; nil is os.Open. A seam for
 	// tests that inject faults.
 	OpenDir func(string) (*os.File, error)
+	// MTimeOnly takes lastmods from mtimes though the configuration says
+	// content: there is nowhere to keep content hashes.
+	MTimeOnly bool
 }
 
 // New returns a Scanner for a validated configuration, whose URLs loc
@@ -49,11 +54,19 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 		opts.OpenDir = os.Open
 	}
 	p := &cfg.Pages
-	return &Scanner{
+	s := &Scanner{
 		cfg: cfg, log: log, loc: loc, filter: NewFilter(cfg), rules: compileRules(p.Rules),
-		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects,
+		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects || p.HeadDates,
+		content: p.LastModFrom == config.LastModContent && !opts.MTimeOnly,
 		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
 	}
+	if s.heads || s.content {
+		s.keep |= tree.KeepStamps
+	}
+	if s.content {
+		s.keep |= tree.KeepSums
+	}
+	return s
 }
 
 // SetRobots sets the robots.txt rules that later walks apply.
@@ -62,9 +75,13 @@ func (s *Scanner) SetRobots(r robots.Rules) { s.robots = r }
 // Filter is the scanner's filter.
 func (s *Scanner) Filter() *Filter { return s.filter }
 
-// ReadsHeads reports whether HTML pages' heads are read (a head rule is
-// on).
-func (s *Scanner) ReadsHeads() bool { return s.heads }
+// Keeps says what listings keep of each page: nothing when pages' bytes
+// are never read (their stamps are then not worth keeping either).
+func (s *Scanner) Keeps() tree.Kept { return s.keep }
+
+// HashesContent reports whether pages' bytes are hashed (pages.lastmod:
+// content, with somewhere to keep the hashes).
+func (s *Scanner) HashesContent() bool { return s.content }
 
 // SkipDir reports whether a directory (relative to the root) is never
 // listed, so never needs watching: dot-directories, ignored names and
@@ -83,28 +100,32 @@ func (s *Scanner) PageLoc(dir, name string) string {
 
 // pageURL is the URL entry of a remembered page (the walk checked its
 // name and length when it was read).
-func (s *Scanner) pageURL(dir, name string, mtime int64, now time.Time) sitemap.URL {
+func (s *Scanner) pageURL(dir, name string, t int64, now time.Time) sitemap.URL {
 	up := s.loc.PagePath(dir, name)
-	u := sitemap.URL{Loc: s.loc.Loc(up), LastMod: tree.LastMod(mtime, now)}
+	u := sitemap.URL{Loc: s.loc.Loc(up), LastMod: tree.LastMod(t, now)}
 	if r := matchRule(s.rules, up); r != nil {
 		u.ChangeFreq, u.Priority = r.changefreq, r.priority
 	}
 	return u
 }
 
-// URLs computes the URLs of a group's remembered directories, unsorted.
-func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) []sitemap.URL {
+// URLs computes the URLs of a group's remembered directories, unsorted,
+// and when the first of them still to come is due (Group.Due).
+func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) (urls []sitemap.URL, due int64) {
 	n := 0
 	for _, l := range dirs {
 		n += l.Len()
 	}
 	out := make([]sitemap.URL, 0, n)
 	for d, l := range dirs {
-		l.Each(func(i int, name string, mtime int64) {
-			u := s.pageURL(d, name, mtime, now)
+		l.Each(func(i int, name string, t int64) {
+			u := s.pageURL(d, name, t, now)
+			if u.LastMod.IsZero() && (due == 0 || t < due) {
+				due = t
+			}
 			u.Alternates = tree.Alternates(l.Head(i).Alts)
 			out = append(out, u)
 		})
 	}
-	return out
+	return out, due
 }

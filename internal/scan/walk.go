@@ -44,10 +44,29 @@ type Group struct {
 	Listings map[string]*tree.Listing
 	// Left are the pages the read left out, though their files exist.
 	Left LeftOut
+	// Due is the earliest time still to come of a page it lists (Unix
+	// nanoseconds; 0 for none): the page has no lastmod until then.
+	Due int64
+	// Relinked are pages with other names (hard links) whose file changed:
+	// their other names changed too.
+	Relinked []Relinked
 
 	gone    []string     // directories found missing (record mode)
 	pending atomic.Int64 // directory visits not yet finished
 	mu      sync.Mutex
+}
+
+// Relinked is a page with more than one name whose file changed.
+type Relinked struct {
+	Dir, Name string    // the name it was read by
+	Was       tree.Page // what was known of it
+}
+
+// due notes a page time still to come; g.mu must be held.
+func (g *Group) due(t int64) {
+	if g.Due == 0 || t < g.Due {
+		g.Due = t
+	}
 }
 
 // FollowsLinks reports whether the group lists pages through symlinks.
@@ -71,17 +90,20 @@ type visit struct {
 
 // WalkOptions adjust a Walk.
 type WalkOptions struct {
-	// Now is the time lastmods are compared with (tree.LastMod).
-	Now time.Time
+	// Now is the time lastmods are compared with (tree.LastMod); a time
+	// after it is compared with Clock (nil: time.Now) before it counts as
+	// one to come.
+	Now   time.Time
+	Clock func() time.Time
 	// Record keeps each directory's Listing in its Group.
 	Record bool
 	// Quiet counts heads longer than head.Limit for Summary instead of
 	// warning of each (a full build).
 	Quiet bool
-	// Heads, if set, returns what is known of a directory's pages' heads
-	// (nil for nothing): the head of a page of the same mtime and size is
-	// not read again.
-	Heads func(dir string) *tree.Listing
+	// Known, if set, returns what is known of a directory's pages (nil
+	// for nothing): a page whose file has the stamp known is not read
+	// again, and a page rewritten with the same bytes keeps its time.
+	Known func(dir string) *tree.Listing
 }
 
 // Walk is one read of the tree, or of part of it. Its methods must not be
@@ -101,8 +123,10 @@ type Walk struct {
 	// refresh of one directory).
 	known func(rel string) bool
 	files atomic.Int64 // entries seen, for progress reports
-	// truncated counts heads cut at head.Limit.
-	truncated atomic.Int64
+	// truncated counts heads cut at head.Limit; future and futureHead,
+	// pages whose file's mtime or head's date is still to come.
+	truncated          atomic.Int64
+	future, futureHead futures
 }
 
 // NewWalk starts a walk; ctx cancels it (the groups then have Err set).
@@ -233,12 +257,12 @@ func (w *Walk) visit(v *visit) {
 	f := s.filter
 	var pages []tree.Page
 	var subdirs []string // real subdirectories listed (record mode)
-	var cache *headCache
-	if !v.viaLink && s.heads {
-		// Heads read before, of files unchanged since, are not read again.
-		cache = &headCache{}
-		if w.o.Heads != nil {
-			cache.l = w.o.Heads(v.rel)
+	var kn *known
+	if !v.viaLink {
+		// Files unchanged since they were read are not read again.
+		kn = &known{}
+		if w.o.Known != nil {
+			kn.l = w.o.Known(v.rel)
 		}
 	}
 	// index.html and index.htm would both be "dir/": keep the one listed
@@ -252,8 +276,7 @@ func (w *Walk) visit(v *visit) {
 		}
 		typ := ent.Type()
 		rel := joinRel(v.rel, name)
-		var mtime time.Time
-		var size int64
+		var fst fileStat
 		switch {
 		case typ.IsDir():
 			if !f.Excluded("/" + rel) {
@@ -274,7 +297,7 @@ func (w *Walk) visit(v *visit) {
 				}
 				continue
 			}
-			mtime, size = time.Unix(st.Mtim.Unix()), st.Size
+			fst = statOf(&st)
 		case typ&fs.ModeSymlink != 0:
 			if !s.cfg.Pages.FollowSymlinks {
 				continue
@@ -301,11 +324,11 @@ func (w *Walk) visit(v *visit) {
 			if !st.Mode().IsRegular() || !f.IsPage(name) {
 				continue
 			}
-			mtime, size = st.ModTime(), st.Size()
+			fst = fileStat{mtime: st.ModTime().UnixNano(), size: st.Size(), nlink: 1}
 		default:
 			continue // sockets, devices, fifos
 		}
-		p, ok := w.page(v.group, v.rel, name, rel, mtime, size, dfd, cache)
+		p, ok := w.page(v.group, v.rel, name, rel, fst, dfd, kn)
 		if !ok {
 			continue
 		}
@@ -341,7 +364,7 @@ func (w *Walk) visit(v *visit) {
 		if g.Listings == nil {
 			g.Listings = map[string]*tree.Listing{}
 		}
-		g.Listings[v.rel] = tree.NewListing(pages, s.heads, subdirs, v.id)
+		g.Listings[v.rel] = tree.NewListing(pages, s.keep, subdirs, v.id)
 	}
 	g.mu.Unlock()
 }

@@ -11,9 +11,39 @@ import (
 // already on its path.
 type DirID struct{ Dev, Ino uint64 }
 
-// Unread is the size remembered for a page whose head could not be read:
-// no file has it, so the next look reads the head again.
-const Unread = -1
+// Stamp fingerprints what a stat tells of a file: its mtime (Unix
+// nanoseconds) and size. A file whose stamp is the one remembered is taken
+// to hold the same bytes, and is not read again. It is never NoStamp.
+func Stamp(mtime, size int64) uint64 {
+	// splitmix64's finalizer over both words: any change to either moves
+	// every bit, so 64 bits tell two stats apart as well as 128 would.
+	x := uint64(mtime)*0x9e3779b97f4a7c15 ^ uint64(size)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	if x == NoStamp {
+		x = 1
+	}
+	return x
+}
+
+// NoStamp is the stamp remembered for a page whose bytes must be read
+// again: one whose head could not be read, or known from a state whose
+// heads were kept for another configuration. No file has it.
+const NoStamp = 0
+
+// Kept says what a Listing keeps of each page beyond its name and time.
+type Kept uint8
+
+const (
+	// KeepStamps keeps each page's stamp: the daemon reads a page's bytes
+	// (its head, its content hash) only when its file changed.
+	KeepStamps Kept = 1 << iota
+	// KeepSums keeps each page's content hash (pages.lastmod: content).
+	KeepSums
+)
 
 // Head is what is kept of a page's head: whether it keeps the page out of
 // the sitemap, and why (a Reason that FromHead, or Listed), and the page's
@@ -49,34 +79,40 @@ func Alternates(packed string) []sitemap.Alternate {
 
 // Page is one page found by a read.
 type Page struct {
-	Name  string
-	URL   sitemap.URL // filled by a walk, not when kept from a Listing
-	MTime int64       // Unix nanoseconds
-	Size  int64
+	Name string
+	URL  sitemap.URL // filled by a walk, not when kept from a Listing
+	// Time is when the page last changed, as its lastmod shows it (Unix
+	// nanoseconds, through LastMod): its file's mtime, or the mtime at
+	// which its bytes last changed (pages.lastmod: content), or the date
+	// its head states (pages.head_dates).
+	Time  int64
+	Stamp uint64 // Stamp of its file when its bytes were read, or NoStamp
+	Sum   uint64 // hash of its bytes (pages.lastmod: content), or 0
 	Head  Head
 }
 
 // Listing is what is remembered of one directory: its pages, as base names
-// and mtimes packed together (some 25 bytes a page where a URL would take
+// and times packed together (some 25 bytes a page where a URL would take
 // over 100: the daemon holds one Listing per directory of the site), and
 // its real subdirectories. URLs are computed from it when its group is
-// encoded. With head reading on it also keeps each page's size, whether
-// its head keeps it out (a hidden page is remembered, not listed, so that
-// its head is not read again until the file changes) and its alternates.
-// A Listing is never changed once made.
+// encoded. As Kept says, it may also keep each page's stamp and content
+// hash, to tell a changed file and an unchanged one rewritten; and when
+// heads are read, whether a page's head keeps it out (a hidden page is
+// remembered, not listed, so that its head is not read again until the
+// file changes) and its alternates. A Listing is never changed once made.
 type Listing struct {
 	names   string   // page base names, each followed by a NUL (never in a name)
-	mtimes  []int64  // Unix nanoseconds, one per name
-	sizes   []int64  // file sizes, one per name; nil without head reading
+	times   []int64  // Page.Time, one per name
+	stamps  []uint64 // Page.Stamp, one per name; nil unless KeepStamps
+	sums    []uint64 // Page.Sum, one per name; nil unless KeepSums
 	out     []Reason // why each page is hidden; nil when none is
 	alts    []string // packed alternates (Head.Alts); nil when no page has any
 	subdirs []string
 	id      DirID // the directory itself: a new one at the same path is another
 }
 
-// NewListing packs the pages of a directory. Sizes are kept when heads are
-// read, to tell a changed file.
-func NewListing(pages []Page, keepSizes bool, subdirs []string, id DirID) *Listing {
+// NewListing packs the pages of a directory, keeping what keep says.
+func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 	n := 0
 	for i := range pages {
 		n += len(pages[i].Name) + 1
@@ -87,18 +123,24 @@ func NewListing(pages []Page, keepSizes bool, subdirs []string, id DirID) *Listi
 	// it runs.
 	l := &Listing{id: id}
 	if len(pages) > 0 {
-		l.mtimes = make([]int64, len(pages))
-		if keepSizes {
-			l.sizes = make([]int64, len(pages))
+		l.times = make([]int64, len(pages))
+		if keep&KeepStamps != 0 {
+			l.stamps = make([]uint64, len(pages))
+		}
+		if keep&KeepSums != 0 {
+			l.sums = make([]uint64, len(pages))
 		}
 	}
 	for i := range pages {
 		p := &pages[i]
 		b.WriteString(p.Name)
 		b.WriteByte(0)
-		l.mtimes[i] = p.MTime
-		if keepSizes {
-			l.sizes[i] = p.Size
+		l.times[i] = p.Time
+		if l.stamps != nil {
+			l.stamps[i] = p.Stamp
+		}
+		if l.sums != nil {
+			l.sums[i] = p.Sum
 		}
 		if p.Head.Hidden() {
 			if l.out == nil {
@@ -121,7 +163,7 @@ func NewListing(pages []Page, keepSizes bool, subdirs []string, id DirID) *Listi
 }
 
 // Len is the number of pages, hidden or not.
-func (l *Listing) Len() int { return len(l.mtimes) }
+func (l *Listing) Len() int { return len(l.times) }
 
 // ID is the directory the listing was read from.
 func (l *Listing) ID() DirID { return l.id }
@@ -130,37 +172,56 @@ func (l *Listing) ID() DirID { return l.id }
 // in the order read. The slice must not be changed.
 func (l *Listing) Subdirs() []string { return l.subdirs }
 
-// HasSizes reports whether sizes were kept (heads were read).
-func (l *Listing) HasSizes() bool { return l.sizes != nil }
+// Kept says what the listing keeps of each page. (An empty listing keeps
+// nothing.)
+func (l *Listing) Kept() Kept {
+	var k Kept
+	if l.stamps != nil {
+		k |= KeepStamps
+	}
+	if l.sums != nil {
+		k |= KeepSums
+	}
+	return k
+}
 
 // All calls f for every page of the listing, hidden or not.
 func (l *Listing) All(f func(i int, name string)) {
 	rest := l.names
-	for i := range l.mtimes {
+	for i := range l.times {
 		j := strings.IndexByte(rest, 0)
 		f(i, rest[:j])
 		rest = rest[j+1:]
 	}
 }
 
-// Each calls f for every listed (not hidden) page of the listing.
-func (l *Listing) Each(f func(i int, name string, mtime int64)) {
+// Each calls f for every listed (not hidden) page of the listing, with
+// its Time.
+func (l *Listing) Each(f func(i int, name string, t int64)) {
 	l.All(func(i int, name string) {
 		if l.out == nil || l.out[i] == Listed {
-			f(i, name, l.mtimes[i])
+			f(i, name, l.times[i])
 		}
 	})
 }
 
-// MTime is page i's mtime, in Unix nanoseconds.
-func (l *Listing) MTime(i int) int64 { return l.mtimes[i] }
+// Time is page i's Page.Time.
+func (l *Listing) Time(i int) int64 { return l.times[i] }
 
-// Size is page i's size, or Unread when sizes are not kept.
-func (l *Listing) Size(i int) int64 {
-	if l.sizes == nil {
-		return Unread
+// Stamp is page i's stamp, or NoStamp when stamps are not kept.
+func (l *Listing) Stamp(i int) uint64 {
+	if l.stamps == nil {
+		return NoStamp
 	}
-	return l.sizes[i]
+	return l.stamps[i]
+}
+
+// Sum is page i's content hash, or 0 when sums are not kept.
+func (l *Listing) Sum(i int) uint64 {
+	if l.sums == nil {
+		return 0
+	}
+	return l.sums[i]
 }
 
 // Head returns what the head of page i said.
@@ -177,7 +238,7 @@ func (l *Listing) Head(i int) Head {
 
 // Page returns page i (named name, as All gives it) without its URL.
 func (l *Listing) Page(i int, name string) Page {
-	return Page{Name: name, MTime: l.mtimes[i], Size: l.Size(i), Head: l.Head(i)}
+	return Page{Name: name, Time: l.times[i], Stamp: l.Stamp(i), Sum: l.Sum(i), Head: l.Head(i)}
 }
 
 // Pages returns every page of the listing, without URLs.

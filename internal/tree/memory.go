@@ -99,7 +99,7 @@ func (m *Memory) Dir(d string) *Listing {
 }
 
 // Remembers reports whether a group is remembered (if perhaps empty).
-func (m *Memory) Remembers(group string) bool { return m.groups[group] != nil }
+func (m *Memory) Remembers(group string) bool { return m != nil && m.groups[group] != nil }
 
 // Groups calls f for every remembered group; f may Forget it.
 func (m *Memory) Groups(f func(group string)) {
@@ -120,4 +120,14 @@ func (m *Memory) Listings(group string) map[string]*Listing {
 		out[d] = m.dirs[d]
 	}
 	return out
+}
+
+// Each calls f for every remembered directory.
+func (m *Memory) Each(f func(dir string, l *Listing)) {
+	if m == nil {
+		return
+	}
+	for d, l := range m.dirs {
+		f(d, l)
+	}
 }

@@ -9,14 +9,13 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/sitemapd/sitemapd/internal/headstore"
+	"github.com/sitemapd/sitemapd/internal/pagestore"
 )
 
-// TestHeadStore checks that a build reads again only the heads of files
-// changed since the last full build, across processes, and that a store it
-// cannot trust (another configuration, a torn or corrupt file) is read as
-// none.
-func TestHeadStore(t *testing.T) {
+// TestPageStoreHeads checks that a build reads again only the heads of
+// files changed since the last full build, across processes, and that a
+// store it cannot trust (other head rules, a corrupt file) is not trusted.
+func TestPageStoreHeads(t *testing.T) {
 	dir := t.TempDir()
 	root, state := filepath.Join(dir, "root"), filepath.Join(dir, "state")
 	os.MkdirAll(state, 0o755)
@@ -45,9 +44,9 @@ func TestHeadStore(t *testing.T) {
 	if ok, _ := build("{}"); !ok {
 		t.Fatal("page not listed at first")
 	}
-	store := filepath.Join(state, headstore.Name)
+	store := filepath.Join(state, pagestore.Name)
 	if _, err := os.Stat(store); err != nil {
-		t.Fatalf("no head store: %v", err)
+		t.Fatalf("no page store: %v", err)
 	}
 
 	writeFile(t, page, hidden, defaultMTime)
@@ -56,8 +55,8 @@ func TestHeadStore(t *testing.T) {
 	}
 	if ok, logs := build("{canonical: false}"); ok {
 		t.Error("a store of another configuration was used")
-	} else if n := logs.FilterMessageSnippet("head store not used").Len(); n != 1 {
-		t.Errorf("%d notes of the store not used, want 1", n)
+	} else if n := logs.FilterMessageSnippet("kept under other head rules").Len(); n != 1 {
+		t.Errorf("%d notes of the store's heads not used, want 1", n)
 	}
 	// That build wrote a store for its own configuration; the next one,
 	// of the first configuration, finds it not its own and reads again:
@@ -75,7 +74,7 @@ func TestHeadStore(t *testing.T) {
 	os.WriteFile(store, b, 0o644)
 	if ok, logs := build("{}"); !ok {
 		t.Error("a corrupt store was trusted")
-	} else if logs.FilterMessageSnippet("head store not used").Len() != 1 {
+	} else if logs.FilterMessageSnippet("page store").Len() != 1 {
 		t.Error("a corrupt store went unremarked")
 	}
 }

@@ -1,0 +1,181 @@
+package pagestore
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// A block is the uvarint length of its payload, the payload and its
+// CRC-32C (little-endian). A payload is what a Listing keeps (tree.Kept,
+// one byte), the directory, the number of pages and each page: its name,
+// time (varint), stamp and sum (8 bytes each, little-endian, if kept), why
+// its head hides it (a tree.Reason) and its packed alternates.
+
+// appendBlock appends the block of a directory's listing to b.
+func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
+	kept := l.Kept()
+	p := []byte{byte(kept)}
+	p = appendString(p, dir)
+	p = binary.AppendUvarint(p, uint64(l.Len()))
+	l.All(func(i int, name string) {
+		h := l.Head(i)
+		p = appendString(p, name)
+		p = binary.AppendVarint(p, l.Time(i))
+		if kept&tree.KeepStamps != 0 {
+			p = binary.LittleEndian.AppendUint64(p, l.Stamp(i))
+		}
+		if kept&tree.KeepSums != 0 {
+			p = binary.LittleEndian.AppendUint64(p, l.Sum(i))
+		}
+		p = append(p, byte(h.Out))
+		p = appendString(p, h.Alts)
+	})
+	b = binary.AppendUvarint(b, uint64(len(p)))
+	b = append(b, p...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli))
+}
+
+// readBlock checks the block at off and returns its payload and where the
+// next block begins, or errCorrupt.
+func readBlock(b []byte, off int) (payload []byte, next int, err error) {
+	n, off, err := readUvarint(b, off)
+	if err != nil || n > uint64(len(b)-off) || len(b)-off-int(n) < 4 {
+		return nil, 0, errCorrupt
+	}
+	payload = b[off : off+int(n)]
+	if crc32.Checksum(payload, castagnoli) != binary.LittleEndian.Uint32(b[off+int(n):]) {
+		return nil, 0, errCorrupt
+	}
+	return payload, off + int(n) + 4, nil
+}
+
+// payloadDir is the directory of a payload that Open checked.
+func payloadDir(payload []byte) []byte {
+	d, _, _ := readBytes(payload, 1)
+	return d
+}
+
+// decodeListing decodes a payload. With noStamps the pages' stamps are
+// NoStamp (their heads are not to be trusted).
+func decodeListing(b []byte, noStamps bool) (*tree.Listing, error) {
+	var pages []tree.Page
+	kept, err := scanPayload(b, func(n int) { pages = make([]tree.Page, 0, n) }, func(name, alts []byte, p *tree.Page) {
+		p.Name, p.Head.Alts = string(name), string(alts)
+		if noStamps {
+			p.Stamp = tree.NoStamp
+		}
+		pages = append(pages, *p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tree.NewListing(pages, kept, nil, tree.DirID{}), nil
+}
+
+// scanPayload checks a payload and, if page is not nil, hands it each page
+// (without name and alternates, given as bytes), after start with their
+// number. Checking alone allocates nothing.
+func scanPayload(b []byte, start func(n int), page func(name, alts []byte, p *tree.Page)) (tree.Kept, error) {
+	if len(b) == 0 {
+		return 0, errCorrupt
+	}
+	kept := tree.Kept(b[0])
+	if kept&^(tree.KeepStamps|tree.KeepSums) != 0 {
+		return 0, errCorrupt
+	}
+	_, off, err := readBytes(b, 1)
+	if err != nil {
+		return 0, err
+	}
+	n, off, err := readUvarint(b, off)
+	if err != nil || n > uint64(len(b)) {
+		return 0, errCorrupt
+	}
+	if page != nil {
+		start(int(n))
+	}
+	for range n {
+		var p tree.Page
+		var name, alts []byte
+		if name, off, err = readBytes(b, off); err != nil {
+			return 0, err
+		}
+		if p.Time, off, err = readVarint(b, off); err != nil {
+			return 0, err
+		}
+		if kept&tree.KeepStamps != 0 {
+			if p.Stamp, off, err = readUint64(b, off); err != nil {
+				return 0, err
+			}
+		}
+		if kept&tree.KeepSums != 0 {
+			if p.Sum, off, err = readUint64(b, off); err != nil {
+				return 0, err
+			}
+		}
+		if off >= len(b) {
+			return 0, errCorrupt
+		}
+		if p.Head.Out, off = tree.Reason(b[off]), off+1; !storable(p.Head.Out) {
+			return 0, errCorrupt
+		}
+		if alts, off, err = readBytes(b, off); err != nil {
+			return 0, err
+		}
+		if page != nil {
+			page(name, alts, &p)
+		}
+	}
+	if off != len(b) {
+		return 0, errCorrupt
+	}
+	return kept, nil
+}
+
+// storable reports whether a head may hide its page for r: a reason
+// a head gives, or none.
+func storable(r tree.Reason) bool { return r == tree.Listed || r.FromHead() }
+
+func readUvarint(b []byte, off int) (uint64, int, error) {
+	if off >= len(b) {
+		return 0, 0, errCorrupt
+	}
+	v, n := binary.Uvarint(b[off:])
+	if n <= 0 {
+		return 0, 0, errCorrupt
+	}
+	return v, off + n, nil
+}
+
+func readVarint(b []byte, off int) (int64, int, error) {
+	if off >= len(b) {
+		return 0, 0, errCorrupt
+	}
+	v, n := binary.Varint(b[off:])
+	if n <= 0 {
+		return 0, 0, errCorrupt
+	}
+	return v, off + n, nil
+}
+
+func readUint64(b []byte, off int) (uint64, int, error) {
+	if len(b)-off < 8 {
+		return 0, 0, errCorrupt
+	}
+	return binary.LittleEndian.Uint64(b[off:]), off + 8, nil
+}
+
+func readBytes(b []byte, off int) ([]byte, int, error) {
+	n, off, err := readUvarint(b, off)
+	if err != nil || n > uint64(len(b)-off) {
+		return nil, 0, errCorrupt
+	}
+	return b[off : off+int(n)], off + int(n), nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}

@@ -1,0 +1,220 @@
+// Package pagestore keeps, in state_dir, what sitemapd knows of each page
+// between processes: the stamp of its file when it was last read, its
+// Time (what its lastmod shows), its content hash, and what its head said.
+// A process that finds a page of the same stamp needs none of its bytes.
+//
+// Losing the heads costs time only (they are read again); losing the times
+// and hashes costs truth (an unchanged page rewritten since looks changed,
+// and its lastmod moves). So the store is written crash-safely: a full
+// build writes it whole, synced, in place of the old one; later publishes
+// append the directories they read, each block checksummed and synced
+// before the sitemaps that show it are committed. A block cut short by a
+// crash, and whatever follows it, is not read: the pages it held are then
+// read again and taken as changed, never lost.
+package pagestore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"slices"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// Name is the store's file name in state_dir.
+const Name = "pages"
+
+// LegacyName is the file version 2 kept heads in; a store written in its
+// place removes it.
+const LegacyName = "heads"
+
+// magic starts a store. Version 3 keeps each page's stamp, time and
+// content hash, under two keys.
+const magic = "sitemapd pages 3\n"
+
+// headerLen is the length of the magic, the keys and the header's checksum.
+const headerLen = len(magic) + 2*32 + 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Keys are what a store must have been written under to be used. Times
+// covers what pages' times and hashes depend on: without it the store is
+// not used at all. Heads covers what heads' outcome depends on: without it
+// the store's times and hashes are used, and every page's bytes read again.
+type Keys struct{ Times, Heads [32]byte }
+
+// KeysFor returns the keys of a configuration.
+func KeysFor(cfg *config.Config) Keys {
+	p := &cfg.Pages
+	return Keys{
+		Times: sha256.Sum256(fmt.Appendf(nil, "%q %d %v", cfg.Root, p.LastModFrom, p.HeadDates)),
+		Heads: sha256.Sum256(fmt.Appendf(nil, "%q %q %v %q %v %v %v %v %d",
+			cfg.Root, cfg.BaseURL, p.PrettyURLs, p.IndexFiles, p.NoIndex, p.Canonical, p.Hreflang, p.Redirects, head.Limit)),
+	}
+}
+
+// Store is a store being read. Its bytes are mapped, not read into the
+// heap: a large site's store is some 40 bytes a page, and it is only
+// needed during the first build. A nil *Store holds nothing.
+type Store struct {
+	data      []byte // the file, mapped
+	spans     []span // each directory's last payload, sorted by directory
+	headsLost bool   // written under other head rules: stamps are not returned
+	// Torn is how many bytes at the end could not be read (a block cut
+	// short by a crash, or damaged): the directories they held are not
+	// known.
+	Torn int
+}
+
+// span is where a checked payload lies in a store's data.
+type span struct{ off, end uint32 }
+
+// ErrOtherTimes is Open's error for a store kept under another
+// pages.lastmod or pages.head_dates: its times mean something else.
+var ErrOtherTimes = errors.New("written under another pages.lastmod, pages.head_dates or root")
+
+// errCorrupt is the error of a header or block that is damaged.
+var errCorrupt = errors.New("truncated or corrupt")
+
+// Open maps a store and checks its blocks; a missing one is (nil, nil).
+// A store whose header is damaged or of another version is an error, to
+// be moved aside (Quarantine); so is one that cannot be read. A store of
+// other times is ErrOtherTimes. A damaged tail is no error: the blocks
+// before it are read, Torn says how much was not.
+func Open(path string, keys Keys) (*Store, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	case st.Size() < int64(headerLen) || st.Size() > 1<<32-1:
+		return nil, errCorrupt
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{data: data}
+	if err := checkHeader(data, keys, &s.headsLost); err != nil {
+		s.Close()
+		return nil, err
+	}
+	var blocks []span
+	for off := headerLen; off < len(data); {
+		payload, next, err := readBlock(data, off)
+		if err == nil {
+			_, err = scanPayload(payload, nil, nil)
+		}
+		if err != nil {
+			s.Torn = len(data) - off
+			break
+		}
+		start := next - 4 - len(payload)
+		blocks = append(blocks, span{uint32(start), uint32(start + len(payload))})
+		off = next
+	}
+	// The last block of a directory is what is known of it: appends come
+	// after the full store they amend.
+	slices.SortStableFunc(blocks, func(a, b span) int { return bytes.Compare(s.dir(a), s.dir(b)) })
+	for i, b := range blocks {
+		if i+1 < len(blocks) && bytes.Equal(s.dir(blocks[i+1]), s.dir(b)) {
+			continue
+		}
+		s.spans = append(s.spans, b)
+	}
+	return s, nil
+}
+
+// checkHeader checks a store's header against keys.
+func checkHeader(data []byte, keys Keys, headsLost *bool) error {
+	h := data[:headerLen-4]
+	switch {
+	case !bytes.HasPrefix(data, []byte(magic)):
+		return errors.New("not a page store of this version")
+	case crc32.Checksum(h, castagnoli) != binary.LittleEndian.Uint32(data[len(h):]):
+		return errCorrupt
+	case !bytes.Equal(h[len(magic):len(magic)+32], keys.Times[:]):
+		return ErrOtherTimes
+	}
+	*headsLost = !bytes.Equal(h[len(magic)+32:], keys.Heads[:])
+	return nil
+}
+
+// Close unmaps the store.
+func (s *Store) Close() {
+	if s != nil && s.data != nil {
+		unix.Munmap(s.data)
+		s.data = nil
+	}
+}
+
+// HeadsLost reports whether the store was written under other head rules:
+// its pages' times and hashes are used, their heads read again.
+func (s *Store) HeadsLost() bool { return s != nil && s.headsLost }
+
+// Dirs is the number of directories the store knows.
+func (s *Store) Dirs() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.spans)
+}
+
+func (s *Store) payload(sp span) []byte { return s.data[sp.off:sp.end] }
+
+func (s *Store) dir(sp span) []byte { return payloadDir(s.payload(sp)) }
+
+// Listing returns what the store holds of a directory, or nil. When the
+// store's heads are lost, its pages have NoStamp: their bytes must be read.
+func (s *Store) Listing(dir string) *tree.Listing {
+	if s == nil {
+		return nil
+	}
+	want := []byte(dir)
+	i, found := slices.BinarySearchFunc(s.spans, want, func(sp span, want []byte) int {
+		return bytes.Compare(s.dir(sp), want)
+	})
+	if !found {
+		return nil
+	}
+	l, _ := decodeListing(s.payload(s.spans[i]), s.headsLost)
+	return l
+}
+
+// Each calls f with every directory the store knows and its listing.
+func (s *Store) Each(f func(dir string, l *tree.Listing)) {
+	if s == nil {
+		return
+	}
+	for _, sp := range s.spans {
+		l, _ := decodeListing(s.payload(sp), s.headsLost)
+		f(string(s.dir(sp)), l)
+	}
+}
+
+// Layout: the magic line, the Times and Heads keys (SHA-256 each) and a
+// CRC-32C of those, then blocks (format.go), one per directory read, in
+// any order; a directory may have several, the last of which holds.
+//
+// Limits: a store is at most 4 GiB; it is mapped, so a file truncated by
+// another process while mapped would fault (sitemapd replaces it by
+// rename and only appends to it, never truncates it).

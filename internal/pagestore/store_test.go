@@ -1,0 +1,227 @@
+package pagestore
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+var testKeys = Keys{Times: [32]byte{1}, Heads: [32]byte{2}}
+
+// listings are directories of every shape a store holds.
+var listings = map[string]*tree.Listing{
+	"x/y": tree.NewListing([]tree.Page{
+		{Name: "a.html", Time: 1, Stamp: 11, Sum: 111},
+		{Name: "b.html", Time: -2, Stamp: 22, Sum: 222, Head: tree.Head{Out: tree.NoIndex}},
+		{Name: "c.html", Time: 3, Stamp: tree.NoStamp, Sum: 333, Head: tree.Head{Alts: "de\x00https://example.com/de/\x00"}},
+	}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{}),
+	"":      tree.NewListing([]tree.Page{{Name: "i.html", Time: 4, Stamp: 5}}, tree.KeepStamps, nil, tree.DirID{}),
+	"sums":  tree.NewListing([]tree.Page{{Name: "s.pdf", Time: 6, Sum: 7}}, tree.KeepSums, nil, tree.DirID{}),
+	"empty": tree.NewListing(nil, tree.KeepStamps, nil, tree.DirID{}),
+}
+
+func writeStore(t *testing.T, path string, ls map[string]*tree.Listing) {
+	t.Helper()
+	w, err := Create(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, l := range ls {
+		w.Add(d, l)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func samePages(t *testing.T, s *Store, dir string, want *tree.Listing) {
+	t.Helper()
+	got := s.Listing(dir)
+	switch {
+	case want == nil && got != nil:
+		t.Errorf("%q: found %+v, want none", dir, got.Pages())
+	case want != nil && got == nil:
+		t.Errorf("%q: not found", dir)
+	case want != nil && !reflect.DeepEqual(got.Pages(), want.Pages()):
+		t.Errorf("%q: read back %+v\nwrote %+v", dir, got.Pages(), want.Pages())
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), Name)
+	os.WriteFile(filepath.Join(filepath.Dir(path), LegacyName), []byte("old"), 0o600)
+	writeStore(t, path, listings)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), LegacyName)); err == nil {
+		t.Error("the legacy head store was left behind")
+	}
+	s, err := Open(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for d, l := range listings {
+		if l.Kept() == 0 {
+			l = nil // not worth a block
+		}
+		samePages(t, s, d, l)
+	}
+	samePages(t, s, "x", nil)
+	if s.Torn != 0 || s.HeadsLost() {
+		t.Errorf("torn %d, heads lost %v", s.Torn, s.HeadsLost())
+	}
+}
+
+// TestKeys: a store of other times is not used; one of other heads gives
+// times and sums, with every page to be read again.
+func TestKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), Name)
+	writeStore(t, path, listings)
+	if _, err := Open(path, Keys{Heads: testKeys.Heads}); !errors.Is(err, ErrOtherTimes) {
+		t.Errorf("other times: %v, want ErrOtherTimes", err)
+	}
+	s, err := Open(path, Keys{Times: testKeys.Times})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.HeadsLost() {
+		t.Error("heads of other rules not noted")
+	}
+	got := s.Listing("x/y")
+	for i, p := range listings["x/y"].Pages() {
+		if got.Stamp(i) != tree.NoStamp || got.Time(i) != p.Time || got.Sum(i) != p.Sum {
+			t.Errorf("page %d: stamp %d time %d sum %d, want no stamp, %d, %d", i, got.Stamp(i), got.Time(i), got.Sum(i), p.Time, p.Sum)
+		}
+	}
+}
+
+// TestAppend: appended listings replace the directory's earlier one, and
+// a store cut anywhere in an append keeps what precedes the cut.
+func TestAppend(t *testing.T) {
+	path := filepath.Join(t.TempDir(), Name)
+	writeStore(t, path, listings)
+	before, _ := os.ReadFile(path)
+	newer := tree.NewListing([]tree.Page{{Name: "a.html", Time: 9, Stamp: 99, Sum: 999}}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{})
+	size, err := Append(path, testKeys, []Entry{{"x/y", newer}, {"gone", tree.NewListing(nil, 0, nil, tree.DirID{})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Append(path, Keys{}, []Entry{{"x/y", newer}}); err == nil {
+		t.Error("appended to a store of other keys")
+	}
+	full, _ := os.ReadFile(path)
+	if int64(len(full)) != size {
+		t.Errorf("Append said %d bytes, the file has %d", size, len(full))
+	}
+	s, err := Open(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePages(t, s, "x/y", newer)
+	samePages(t, s, "", listings[""])
+	if l := s.Listing("gone"); l == nil || l.Len() != 0 {
+		t.Error("an emptied directory is not known as empty")
+	}
+	s.Close()
+	for n := len(before); n < len(full); n++ {
+		os.WriteFile(path, full[:n], 0o600)
+		s, err := Open(path, testKeys)
+		if err != nil {
+			t.Fatalf("cut to %d of %d bytes: %v", n, len(full), err)
+		}
+		if want := n - lastBlockEnd(full[:n]); s.Torn != want {
+			t.Errorf("cut to %d of %d bytes: %d torn, want %d", n, len(full), s.Torn, want)
+		}
+		if l := s.Listing("x/y"); l == nil || (l.Time(0) != 1 && l.Time(0) != 9) {
+			t.Errorf("cut to %d bytes: directory lost", n)
+		}
+		s.Close()
+	}
+}
+
+// TestTruncated reads a store cut at every length: a cut header is an
+// error, a cut body keeps the blocks before the cut; none panics.
+func TestTruncated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), Name)
+	writeStore(t, path, listings)
+	full, _ := os.ReadFile(path)
+	for n := range len(full) {
+		os.WriteFile(path, full[:n], 0o600)
+		s, err := Open(path, testKeys)
+		if n < headerLen {
+			if err == nil {
+				t.Errorf("a store cut to %d bytes, in its header, was accepted", n)
+				s.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("cut to %d bytes: %v", n, err)
+		}
+		if s.Torn != n-lastBlockEnd(full[:n]) {
+			t.Errorf("cut to %d bytes: %d torn, want %d", n, s.Torn, n-lastBlockEnd(full[:n]))
+		}
+		s.Close()
+	}
+	damaged := append([]byte{}, full...)
+	damaged[len(magic)+3] ^= 1
+	os.WriteFile(path, damaged, 0o600)
+	if _, err := Open(path, testKeys); err == nil || errors.Is(err, ErrOtherTimes) {
+		t.Errorf("a damaged header: %v, want corrupt", err)
+	}
+	os.Remove(path)
+	os.Mkdir(path, 0o700)
+	if _, err := Open(path, testKeys); err == nil {
+		t.Error("a directory was opened as a store")
+	}
+	aside, err := Quarantine(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(aside); err != nil || !st.IsDir() {
+		t.Errorf("not moved aside to %s: %v", aside, err)
+	}
+}
+
+// lastBlockEnd is where the last whole block of a store ends, found by
+// reading lengths only (an independent count of what Open must keep).
+func lastBlockEnd(b []byte) int {
+	end := headerLen
+	for end < len(b) {
+		_, next, err := readBlock(b, end)
+		if err != nil {
+			break
+		}
+		end = next
+	}
+	return end
+}
+
+// FuzzStore opens stores of any content behind a valid header, which is
+// what a damaged store would look like: opening and every lookup must
+// succeed or fail cleanly, never panic, and every directory Open keeps
+// must be found by lookup.
+func FuzzStore(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(appendBlock(nil, "d", listings["x/y"]))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		path := filepath.Join(t.TempDir(), Name)
+		if err := os.WriteFile(path, append(header(testKeys), body...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(path, testKeys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.Each(func(dir string, l *tree.Listing) {
+			if got := s.Listing(dir); got == nil || !reflect.DeepEqual(got.Pages(), l.Pages()) {
+				t.Errorf("directory %q found by Each but not by lookup", dir)
+			}
+		})
+	})
+}

@@ -1,0 +1,139 @@
+package pagestore
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// header returns the header of a store under keys.
+func header(keys Keys) []byte {
+	b := append([]byte(magic), keys.Times[:]...)
+	b = append(b, keys.Heads[:]...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// Writer writes a new store beside the old one, in place of it at Commit.
+type Writer struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+	buf  []byte
+}
+
+// Create starts a new store at path, under keys.
+func Create(path string, keys Keys) (*Writer, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".pages-*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{path: path, f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	w.w.Write(header(keys)) // a write error shows at Flush
+	return w, nil
+}
+
+// Add writes a directory's listing. A listing that keeps nothing (pages
+// whose bytes are never read) is not worth a block.
+func (w *Writer) Add(dir string, l *tree.Listing) {
+	if l.Kept() == 0 {
+		return
+	}
+	w.buf = appendBlock(w.buf[:0], dir, l)
+	w.w.Write(w.buf)
+}
+
+// Commit ends the store and puts it in place, synced first: what it holds
+// is the truth of lastmods, not a cache. A store of the old name
+// (LegacyName) goes.
+func (w *Writer) Commit() error {
+	err := w.w.Flush()
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.f.Name(), w.path)
+	}
+	if err != nil {
+		os.Remove(w.f.Name())
+		return err
+	}
+	dir := filepath.Dir(w.path)
+	os.Remove(filepath.Join(dir, LegacyName))
+	return syncDir(dir)
+}
+
+// Abort removes the unfinished store.
+func (w *Writer) Abort() {
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+// Entry is one directory's listing, to append.
+type Entry struct {
+	Dir     string
+	Listing *tree.Listing
+}
+
+// Append adds listings to the store at path, written under keys, and
+// syncs them: when it returns, they survive a crash. It returns the
+// store's size after. The store must exist: appends amend a full one.
+func Append(path string, keys Keys, entries []Entry) (int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	hdr := make([]byte, headerLen)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return 0, fmt.Errorf("read header: %w", err)
+	}
+	if string(hdr) != string(header(keys)) {
+		return 0, errors.New("written under another configuration or version")
+	}
+	var b []byte
+	for _, e := range entries {
+		if e.Listing.Kept() != 0 || e.Listing.Len() == 0 {
+			b = appendBlock(b, e.Dir, e.Listing)
+		}
+	}
+	if len(b) > 0 {
+		if _, err := f.Write(b); err != nil {
+			return 0, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, err
+		}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// Quarantine moves a store that cannot be read aside, for whoever wants
+// to look, so that a new one can take its place. It returns where it went.
+func Quarantine(path string) (string, error) {
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	return aside, os.Rename(path, aside)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
