@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
