@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -32,6 +33,12 @@ func TestModel(t *testing.T) {
 					h.sync()
 				}
 			}
+			// Pages given a future mtime get their lastmod when it comes,
+			// by the daemon's timer: wait for the last of them.
+			if wait := time.Until(m.future); wait > 0 {
+				t.Logf("waiting %v for the last future mtime to pass", wait.Round(time.Millisecond))
+				time.Sleep(wait + 200*time.Millisecond)
+			}
 			h.sync()
 			h.checkOracle()
 		})
@@ -48,9 +55,11 @@ func modelConfig(exclude []string) string {
 }
 
 type model struct {
-	h *harness
-	r *rand.Rand
-	n int
+	h      *harness
+	r      *rand.Rand
+	n      int
+	future time.Time // the latest future mtime given
+	linked []string  // pages given another name
 }
 
 var dirs = []string{"", "a", "a/b", "a/b/c", "blog", "blog/2024", "docs", "x y", "caf\u00e9"}
@@ -84,6 +93,19 @@ func (m *model) existing(wantDir bool) string {
 	return found[m.r.IntN(len(found))]
 }
 
+// stillLinked returns the pages given another name that still have more
+// than one (a rename over a name, or a removal, ends a link).
+func (m *model) stillLinked() []string {
+	var out []string
+	for _, f := range m.linked {
+		var st syscall.Stat_t
+		if syscall.Stat(m.h.path(f), &st) == nil && st.Nlink > 1 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // step performs one random operation and logs it, so that a failure
 // names the sequence that led to it.
 func (m *model) step(i int) {
@@ -97,7 +119,7 @@ func (m *model) step(i int) {
 		}
 		return
 	}
-	switch op := r.IntN(16); op {
+	switch op := r.IntN(20); op {
 	case 0, 1: // create
 		f := filepath.Join(m.dir(), m.name())
 		logf("create %s", f)
@@ -207,6 +229,65 @@ func (m *model) step(i int) {
 		}
 		h.reload <- struct{}{}
 		h.sync() // the new configuration serves
+	case 16: // a redeploy: every page of a directory rewritten with the same bytes
+		d := m.existing(true)
+		if r.IntN(3) == 0 {
+			d = "" // the root
+		}
+		inPlace := r.IntN(2) == 0
+		logf("rewrite every page of %q with the same bytes (in place: %v)", d, inPlace)
+		entries, _ := os.ReadDir(h.path(d))
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".html") || strings.HasPrefix(e.Name(), "zz-sync") {
+				continue
+			}
+			p := h.path(filepath.Join(d, e.Name()))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			if inPlace {
+				os.WriteFile(p, b, 0o644)
+			} else { // a generator's temp file and rename, a new inode
+				tmp := filepath.Join(filepath.Dir(p), ".tmp-"+e.Name())
+				os.WriteFile(tmp, b, 0o644)
+				os.Rename(tmp, p)
+			}
+		}
+	case 17: // an mtime in the future (clock skew with a build host)
+		f := m.existing(false)
+		if f == "" || r.IntN(2) == 0 {
+			f = filepath.Join(m.dir(), m.name())
+			h.write(f)
+		}
+		mt := time.Now().Add(time.Duration(1000+r.IntN(2000)) * time.Millisecond)
+		logf("touch %s into the future (%s)", f, mt.Format(time.StampMilli))
+		os.Chtimes(h.path(f), mt, mt)
+		if mt.After(m.future) {
+			m.future = mt
+		}
+	case 18: // a hard link, as cp -al and hardlink make them
+		if f := m.existing(false); f != "" && !strings.HasPrefix(filepath.Base(f), "zz-sync") {
+			to := filepath.Join(m.dir(), m.name())
+			logf("ln %s %s", f, to)
+			os.MkdirAll(filepath.Dir(h.path(to)), 0o755)
+			os.Link(h.path(f), h.path(to))
+			m.linked = append(m.linked, f, to)
+		}
+	case 19: // an edit in place: new bytes in the same file (and so under every name it has)
+		f := m.existing(false)
+		if l := m.stillLinked(); len(l) > 0 && r.IntN(4) > 0 { // mostly one with other names
+			f = l[r.IntN(len(l))]
+		}
+		if f != "" {
+			logf("edit %s in place", f)
+			fh, err := os.OpenFile(h.path(f), os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				break
+			}
+			fmt.Fprintf(fh, "<title>edited at step %d</title>", i)
+			fh.Close()
+		}
 	case 11: // chmod: an event (IN_ATTRIB) that changes no sitemap
 		dir := r.IntN(2) == 0
 		if f := m.existing(dir); f != "" {
