@@ -145,7 +145,9 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	}
 	e.pub = pub
 	e.text = textrecord.Load(pub, e.log)
-	e.openPageState()
+	if why == "" {
+		e.openPageState()
+	}
 	return e, nil
 }
 

@@ -123,9 +123,17 @@ func Append(path string, keys Keys, entries []Entry) (int64, error) {
 }
 
 // Quarantine moves a store that cannot be read aside, for whoever wants
-// to look, so that a new one can take its place. It returns where it went.
+// to look, so that a new one can take its place. It returns where it went:
+// a name of its own, never one moved aside before.
 func Quarantine(path string) (string, error) {
-	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	base := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	aside := base
+	for n := 1; ; n++ {
+		if _, err := os.Lstat(aside); err != nil {
+			break // free (or the rename will say why not)
+		}
+		aside = fmt.Sprintf("%s.%d", base, n)
+	}
 	return aside, os.Rename(path, aside)
 }
 
