@@ -194,9 +194,9 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if content {
 		p.Sum = sum
 		if wasKnown && k.Sum == sum {
-			// The same bytes, rewritten: they changed when they last did
-			// (or earlier, if the new mtime says so).
-			p.Time = min(k.Time, st.mtime)
+			// The same bytes, rewritten (whatever the new mtime says, later
+			// or earlier): they changed when they last did.
+			p.Time = k.Time
 		}
 	}
 	if html {
