@@ -3,10 +3,14 @@ package build
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/benchpage"
 )
@@ -137,4 +141,218 @@ func BenchmarkDeploy(b *testing.B) {
 			}
 		})
 	}
+}
+
+// siteWords name the generated site's directories.
+var siteWords = []string{"news", "blog", "docs", "about", "products", "guide", "archive", "team", "events", "help", "press", "careers"}
+
+// writeSite writes a tree shaped like a real site, the same for the same
+// seed: one huge directory, docs/reference, of 15,000 pages, and 600 more
+// up to four levels deep with 25 files each on average (some 500 once
+// names that repeat are merged: 27,991 pages in 506 directories in all),
+// of which most are real-looking HTML pages (internal/benchpage; 2% say
+// noindex, 3% name another canonical), 5% PDFs of 8 to 64 KiB, and the
+// rest assets (not pages). mtimes fall in 2024. It returns the paths of
+// the pages and their mtimes.
+func writeSite(b *testing.B, root string, seed uint64) (pages []string, mtimes []time.Time) {
+	b.Helper()
+	r := rand.New(rand.NewPCG(seed, seed))
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	pdf := make([]byte, 64<<10)
+	for i := range pdf {
+		pdf[i] = byte(r.Uint32())
+	}
+	write := func(dir, name string, roll int) {
+		p := filepath.Join(root, dir, name)
+		mt := base.Add(time.Duration(r.IntN(365*24*3600)) * time.Second)
+		switch filepath.Ext(name) {
+		case ".html":
+			writeFile(b, p, benchpage.Page(name, roll), mt)
+		case ".pdf":
+			n := 8<<10 + r.IntN(56<<10)
+			writeFile(b, p, "%PDF-1.7\n"+name+"\n"+string(pdf[:n]), mt)
+		default:
+			writeFile(b, p, "/* asset "+name+" */\n", mt)
+			return
+		}
+		pages, mtimes = append(pages, p), append(mtimes, mt)
+	}
+	for i := range 15_000 {
+		ext := ".html"
+		if r.IntN(100) < 5 {
+			ext = ".pdf"
+		}
+		write("docs/reference", fmt.Sprintf("item-%d%s", i, ext), r.IntN(100))
+	}
+	for d := range 600 {
+		dir := ""
+		for range 1 + r.IntN(4) {
+			dir = filepath.Join(dir, fmt.Sprintf("%s-%d", siteWords[r.IntN(len(siteWords))], r.IntN(8)))
+		}
+		for f := range 1 + r.IntN(49) {
+			ext := ".html"
+			switch x := r.IntN(100); {
+			case x < 5:
+				ext = ".pdf"
+			case x < 20:
+				ext = []string{".css", ".png", ".js"}[x%3]
+			}
+			write(dir, fmt.Sprintf("page-%d-%d%s", d, f, ext), r.IntN(100))
+		}
+	}
+	return pages, mtimes
+}
+
+// resetAtimes sets each page's access time back to its mtime (ext4's
+// relatime then moves it on the next read), changing neither its mtime
+// nor its size, so neither its stamp.
+func resetAtimes(b *testing.B, pages []string, mtimes []time.Time) {
+	b.Helper()
+	for i, p := range pages {
+		if err := os.Chtimes(p, mtimes[i], mtimes[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// readSince counts the pages read since resetAtimes: those whose access
+// time is no longer their mtime.
+func readSince(b *testing.B, pages []string, mtimes []time.Time) int {
+	b.Helper()
+	n := 0
+	for i, p := range pages {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			b.Fatal(err)
+		}
+		if st.Atim.Nano() != mtimes[i].UnixNano() {
+			n++
+		}
+	}
+	return n
+}
+
+// lastmodModes are the two pages.lastmod values, content (the default)
+// measured against mtime (the baseline).
+var lastmodModes = []string{"content", "mtime"}
+
+// BenchmarkNoOpBuild measures a full build that changes nothing, with
+// pages.lastmod content against mtime (the baseline), on a site of some
+// 28,000 pages (writeSite), with the default head rules and a state_dir:
+// engine=reused runs Build again on one engine, after a first build
+// outside the timer; engine=new starts a new engine each time, which reads
+// the page store the build before wrote, as `sitemapd build` does. Target:
+// content at most 1.10× mtime. Each reports, besides wall time, the
+// process's CPU time per build (cpu-ns/op, user and system, GC included:
+// steadier than wall time on a shared machine). Neither should read a
+// page's bytes: each reports how many pages were read during the timed
+// builds (pages-read,
+// from their access times; -1 where the filesystem does not record them,
+// as a first build shows). bench/lastmod.sh interleaves runs of the two
+// and compares them with benchstat.
+func BenchmarkNoOpBuild(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "root")
+	pages, mtimes := writeSite(b, root, 1)
+	b.Logf("%d pages", len(pages))
+	for _, variant := range []string{"reused", "new"} {
+		b.Run("engine="+variant, func(b *testing.B) {
+			for _, mode := range lastmodModes {
+				b.Run("lastmod="+mode, func(b *testing.B) {
+					cfg := loadConfig(b, baseConfig, root, "pages: {lastmod: "+mode+"}\noutput_dir: "+b.TempDir()+"\n")
+					resetAtimes(b, pages, mtimes)
+					e, _ := newEngine(b, cfg)
+					if _, err := e.Build(context.Background()); err != nil { // reads every page, writes the outputs and the store
+						b.Fatal(err)
+					}
+					tracked := readSince(b, pages, mtimes) > 0
+					resetAtimes(b, pages, mtimes)
+					if variant == "new" {
+						e.Close()
+					}
+					cpu := cpuTime(b)
+					for b.Loop() {
+						if variant == "reused" {
+							if _, err := e.Build(context.Background()); err != nil {
+								b.Fatal(err)
+							}
+							continue
+						}
+						e, err := New(cfg, nil, WithProgress(0))
+						if err != nil {
+							b.Fatal(err)
+						}
+						if _, err := e.Build(context.Background()); err != nil {
+							b.Fatal(err)
+						}
+						e.Close()
+					}
+					b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
+					read := -1
+					if tracked {
+						read = readSince(b, pages, mtimes)
+					}
+					b.ReportMetric(float64(read), "pages-read")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkDaemonMemory measures the heap a daemon's engine
+// (WithChanges) retains after its first full build, per page, on the site
+// of BenchmarkNoOpBuild, with pages.lastmod content and mtime (the
+// baseline), with the default head rules ("heads=on") and with none
+// ("heads=off"). Each iteration is a new engine with a new state_dir (a
+// daemon's first start: every page read). Target: content at most 8
+// bytes a page over mtime with the head rules on.
+func BenchmarkDaemonMemory(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "root")
+	pages, _ := writeSite(b, root, 1)
+	for _, heads := range []struct{ name, pages string }{
+		{"on", ""},
+		{"off", "noindex: false, canonical: false, hreflang: false, redirects: false, head_dates: false, "},
+	} {
+		b.Run("heads="+heads.name, func(b *testing.B) {
+			for _, mode := range lastmodModes {
+				b.Run("lastmod="+mode, func(b *testing.B) {
+					out := b.TempDir()
+					var retained float64
+					for b.Loop() {
+						cfg := loadConfig(b, baseConfig, root, "pages: {"+heads.pages+"lastmod: "+mode+"}\noutput_dir: "+out+"\n")
+						before := liveHeap()
+						e, err := New(cfg, nil, WithChanges(), WithProgress(0))
+						if err != nil {
+							b.Fatal(err)
+						}
+						if _, err := e.Build(context.Background()); err != nil {
+							b.Fatal(err)
+						}
+						retained += float64(liveHeap()) - float64(before)
+						runtime.KeepAlive(e)
+						e.Close()
+					}
+					b.ReportMetric(retained/float64(b.N)/float64(len(pages)), "B/page")
+				})
+			}
+		})
+	}
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// liveHeap is the heap in use after a collection. Twice: sync.Pool keeps
+// what it held for one more cycle.
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
