@@ -278,3 +278,38 @@ func TestHeadDates(t *testing.T) {
 		}
 	}
 }
+
+// TestWrittenDuringWalk: a file whose mtime is past the walk's start but
+// not past the clock when the walk meets it (a deploy landing during a
+// build) gets its lastmod, with no warning; one still to come gets none,
+// and one warning counts all such pages.
+func TestWrittenDuringWalk(t *testing.T) {
+	root := site(t)
+	start := defaultMTime.Add(time.Hour)
+	writeFile(t, filepath.Join(root, "during.html"), "<title>d</title>", start.Add(time.Second))
+	for _, p := range []string{"f1.html", "f2.html", "f3.html"} {
+		writeFile(t, filepath.Join(root, p), "<title>"+p+"</title>", start.Add(time.Hour))
+	}
+	calls := 0
+	clock := func() time.Time { // the walk's start, then a minute later
+		calls++
+		if calls == 1 {
+			return start
+		}
+		return start.Add(time.Minute)
+	}
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, logs := newEngine(t, cfg, withClock(clock))
+	mustBuild(t, e)
+	lm := lastmods(t, filepath.Join(root, "sitemap.xml"))
+	if lm["https://example.com/during.html"] != w3c(start.Add(time.Second)) || lm["https://example.com/f1.html"] != "" {
+		t.Errorf("lastmods %v", lm)
+	}
+	fut := logs.FilterMessageSnippet("in the future")
+	if fut.Len() != 1 || fut.All()[0].ContextMap()["pages"] != int64(3) {
+		t.Errorf("future warnings: %s", warnings(logs, root))
+	}
+	if due := e.Due(); !due.Equal(start.Add(time.Hour)) {
+		t.Errorf("Due() = %v, want %v", due, start.Add(time.Hour))
+	}
+}

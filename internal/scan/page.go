@@ -66,7 +66,7 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 	if gone := w.state(g, &p, rel, st, dirFD, known); gone {
 		return tree.Page{}, false
 	}
-	p.URL.LastMod = w.lastMod(g, p.Time, rel)
+	p.URL.LastMod = w.lastMod(g, p.Time, rel, !p.Head.Hidden())
 	p.URL.Alternates = tree.Alternates(p.Head.Alts)
 	return p, true
 }
@@ -75,8 +75,9 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 // walk's start may be a file written since: it is compared with the clock
 // again before it counts as one to come, so that a deploy landing during a
 // walk is not a burst of pages without lastmod. A page still to come is
-// noted in its group (Group.Due), for a republish when its time comes.
-func (w *Walk) lastMod(g *Group, t int64, rel string) time.Time {
+// noted in its group (Group.Due) if it is listed, for a republish when its
+// time comes.
+func (w *Walk) lastMod(g *Group, t int64, rel string, listed bool) time.Time {
 	if lm := tree.LastMod(t, w.o.Now); !lm.IsZero() {
 		return lm
 	}
@@ -84,9 +85,11 @@ func (w *Walk) lastMod(g *Group, t int64, rel string) time.Time {
 		return lm
 	}
 	w.future.note(w.abs(rel), t)
-	g.mu.Lock()
-	g.due(t)
-	g.mu.Unlock()
+	if listed {
+		g.mu.Lock()
+		g.due(t)
+		g.mu.Unlock()
+	}
 	return time.Time{}
 }
 
