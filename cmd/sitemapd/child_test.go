@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -15,8 +16,26 @@ import (
 // TestMain), with a systemd notify socket to hear it on.
 type child struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
+	stderr logBuffer
 	conn   *net.UnixConn
+}
+
+// logBuffer is the child's log, safe to read while the child writes it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // startChild starts `sitemapd run -config cfg` with NOTIFY_SOCKET set and
