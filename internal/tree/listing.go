@@ -103,8 +103,8 @@ type Page struct {
 type Listing struct {
 	names   string   // page base names, each followed by a NUL (never in a name)
 	times   []int64  // Page.Time, one per name
-	stamps  []uint64 // Page.Stamp, one per name; nil unless KeepStamps
-	sums    []uint64 // Page.Sum, one per name; nil unless KeepSums
+	words   []uint64 // Page.Stamp for each name (KeepStamps), then Page.Sum for each (KeepSums)
+	kept    Kept
 	out     []Reason // why each page is hidden; nil when none is
 	alts    []string // packed alternates (Head.Alts); nil when no page has any
 	subdirs []string
@@ -121,14 +121,21 @@ func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 	b.Grow(n)
 	// Exact sizes: a daemon keeps a listing per directory for as long as
 	// it runs.
-	l := &Listing{id: id}
+	// Stamps and sums share one allocation: the daemon holds a listing
+	// per directory, and each slice costs a header and a size class's
+	// rounding.
+	l := &Listing{id: id, kept: keep}
+	var stamps, sums int // how many of each words holds
+	if keep&KeepStamps != 0 {
+		stamps = len(pages)
+	}
+	if keep&KeepSums != 0 {
+		sums = len(pages)
+	}
 	if len(pages) > 0 {
 		l.times = make([]int64, len(pages))
-		if keep&KeepStamps != 0 {
-			l.stamps = make([]uint64, len(pages))
-		}
-		if keep&KeepSums != 0 {
-			l.sums = make([]uint64, len(pages))
+		if stamps+sums > 0 {
+			l.words = make([]uint64, stamps+sums)
 		}
 	}
 	for i := range pages {
@@ -136,11 +143,11 @@ func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 		b.WriteString(p.Name)
 		b.WriteByte(0)
 		l.times[i] = p.Time
-		if l.stamps != nil {
-			l.stamps[i] = p.Stamp
+		if keep&KeepStamps != 0 {
+			l.words[i] = p.Stamp
 		}
-		if l.sums != nil {
-			l.sums[i] = p.Sum
+		if keep&KeepSums != 0 {
+			l.words[stamps+i] = p.Sum
 		}
 		if p.Head.Hidden() {
 			if l.out == nil {
@@ -172,18 +179,9 @@ func (l *Listing) ID() DirID { return l.id }
 // in the order read. The slice must not be changed.
 func (l *Listing) Subdirs() []string { return l.subdirs }
 
-// Kept says what the listing keeps of each page. (An empty listing keeps
-// nothing.)
-func (l *Listing) Kept() Kept {
-	var k Kept
-	if l.stamps != nil {
-		k |= KeepStamps
-	}
-	if l.sums != nil {
-		k |= KeepSums
-	}
-	return k
-}
+// Kept says what the listing keeps of each page.
+func (l *Listing) Kept() Kept { return l.kept }
+
 
 // All calls f for every page of the listing, hidden or not.
 func (l *Listing) All(f func(i int, name string)) {
@@ -210,18 +208,21 @@ func (l *Listing) Time(i int) int64 { return l.times[i] }
 
 // Stamp is page i's stamp, or NoStamp when stamps are not kept.
 func (l *Listing) Stamp(i int) uint64 {
-	if l.stamps == nil {
+	if l.kept&KeepStamps == 0 {
 		return NoStamp
 	}
-	return l.stamps[i]
+	return l.words[i]
 }
 
 // Sum is page i's content hash, or 0 when sums are not kept.
 func (l *Listing) Sum(i int) uint64 {
-	if l.sums == nil {
+	switch {
+	case l.kept&KeepSums == 0:
 		return 0
+	case l.kept&KeepStamps != 0:
+		return l.words[len(l.times)+i]
 	}
-	return l.sums[i]
+	return l.words[i]
 }
 
 // Head returns what the head of page i said.
