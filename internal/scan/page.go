@@ -185,10 +185,24 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if !html && !content {
 		return false
 	}
-	sum, info, err := w.read(rel, p.Name, p.URL.Loc, st.size, dirFD, html, content)
+	sum, info, err := w.read(rel, p.Name, p.URL.Loc, st, dirFD, html, content)
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		return true
+	case errors.Is(err, errInFlux):
+		// Written to as it was read: what was read may be half a file,
+		// and its hash would make a rewrite of the same bytes look like
+		// two changes. It is listed as known (or as read, if new) and
+		// read again next time, which the write's last event brings.
+		p.Stamp = tree.NoStamp
+		if wasKnown {
+			p.Time, p.Sum, p.Head = k.Time, k.Sum, k.Head
+			if p.Head.Hidden() {
+				w.leave(g, p.Head.Out, p.URL.Loc, rel, "")
+			}
+			return false
+		}
+		sum = 0
 	case err != nil:
 		s.log.Warn("listed by its mtime, without reading it: "+err.Error(), zap.String("path", w.abs(rel)))
 		p.Stamp = tree.NoStamp
@@ -231,11 +245,12 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 		}
 	}
 	if s.cfg.Pages.HeadDates && !info.Modified.IsZero() {
-		if t := info.Modified.UnixNano(); t <= w.clock().UnixNano() {
-			p.Time = t
-		} else {
-			w.futureHead.note(path, t)
-		}
+		// A date still to come is the page's time all the same: like a
+		// future mtime, it shows no lastmod until it comes, and then it
+		// does, in the daemon (Group.Due) as in a build. (Falling back to
+		// the file's time would leave the daemon on that fallback after
+		// the date passed, as nothing reads the page again.)
+		p.Time = info.Modified.UnixNano()
 	}
 	var elsewhere string
 	p.Head, elsewhere = s.decide(info, path, p.URL.Loc, s.loc.File(rel))
@@ -251,7 +266,10 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 
 // read reads a page's file (dirFD is its directory, open, or -1): its
 // head if html (loc is its URL), the hash of its bytes if content, up to the size stat saw.
-func (w *Walk) read(rel, name, loc string, size int64, dirFD int, html, content bool) (sum uint64, info head.Info, err error) {
+//
+// It fails with errInFlux, having read all the same, when the file's stamp
+// after the read is not st's: it was being written.
+func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, html, content bool) (sum uint64, info head.Info, err error) {
 	// Plain system calls, not os.Open: open, read, close, where an
 	// os.File costs nine (it probes the poller and the file's flags),
 	// and the walk opens every page. O_NONBLOCK: a page swapped for a
@@ -272,7 +290,13 @@ func (w *Walk) read(rel, name, loc string, size int64, dirFD int, html, content 
 		return 0, info, fmt.Errorf("cannot open: %w", err)
 	}
 	defer unix.Close(fd)
-	size = max(size, 0)
+	defer func() {
+		var after unix.Stat_t
+		if err == nil && unix.Fstat(fd, &after) == nil && (after.Mtim.Nano() != st.mtime || after.Size != st.size) {
+			err = errInFlux
+		}
+	}()
+	size := max(st.size, 0)
 	if size <= smallPage {
 		// A small page takes one read, with no second one to find the
 		// end, into a buffer used again for the next page.
@@ -317,8 +341,7 @@ func (w *Walk) read(rel, name, loc string, size int64, dirFD int, html, content 
 // sites whose every page has a long head would otherwise log one warning
 // per page on every build. (Pages left out are in each publish's summary.)
 func (w *Walk) Summary() {
-	w.future.warn(w.s.log, "pages whose file's modification time is in the future: listed without lastmod until then")
-	w.futureHead.warn(w.s.log, "pages whose head states a modification date in the future: the date is not used")
+	w.future.warn(w.s.log, "pages whose time is in the future (the file's modification time, or the date its head states): listed without lastmod until then")
 	if n := w.truncated.Load(); n > 0 && w.o.Quiet {
 		w.s.log.Warn("pages whose head is longer than the limit: tags past it are not read",
 			zap.Int64("pages", n), zap.Int("limit", head.Limit))
@@ -347,6 +370,9 @@ func (fd fdReader) Read(b []byte) (int, error) {
 		return n, nil
 	}
 }
+
+// errInFlux is read's error for a file written to while it was read.
+var errInFlux = errors.New("written to while read")
 
 // futures counts the pages of a walk whose time is still to come, for one
 // warning at its end rather than one a page.

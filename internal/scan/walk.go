@@ -123,10 +123,10 @@ type Walk struct {
 	// refresh of one directory).
 	known func(rel string) bool
 	files atomic.Int64 // entries seen, for progress reports
-	// truncated counts heads cut at head.Limit; future and futureHead,
-	// pages whose file's mtime or head's date is still to come.
-	truncated          atomic.Int64
-	future, futureHead futures
+	// truncated counts heads cut at head.Limit; future, pages whose time
+	// is still to come.
+	truncated atomic.Int64
+	future    futures
 }
 
 // NewWalk starts a walk; ctx cancels it (the groups then have Err set).
