@@ -37,7 +37,7 @@ e2e:
 	test/container.sh
 
 # Short fuzzing runs: the name -> URL -> XML chain, the head reader, the
-# head store's parser, robots.txt matching against Google's parser, and
+# page store's parser, robots.txt matching against Google's parser, and
 # `check` on arbitrary input.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-30s} ./internal/scan/

@@ -182,7 +182,6 @@ func (l *Listing) Subdirs() []string { return l.subdirs }
 // Kept says what the listing keeps of each page.
 func (l *Listing) Kept() Kept { return l.kept }
 
-
 // All calls f for every page of the listing, hidden or not.
 func (l *Listing) All(f func(i int, name string)) {
 	rest := l.names
