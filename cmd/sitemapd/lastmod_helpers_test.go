@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Helpers of the whole-process lastmod tests (lastmod_test.go): an
+// IndexNow receiver, the child's log, a realistic site and reading what
+// sitemapd wrote, all from outside sitemapd.
+
+// notifyConfig sends to rcv on a one-second schedule; changes are
+// published after 200 ms of quiet (enough that a copy of a few hundred
+// small files is seen whole), at the latest 30 s after the first.
+func notifyConfig(rcv *receiver) string {
+	return fmt.Sprintf(`watch: {settle: 200ms, max_delay: 30s, rescan: 0s}
+notify:
+  schedule: "@every 1s"
+  endpoints:
+    - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef}
+`, rcv.srv.URL)
+}
+
+// receiver is an IndexNow endpoint on 127.0.0.1 that keeps every URL it is
+// sent, in order.
+type receiver struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	got []string
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Host    string   `json:"host"`
+			URLList []string `json:"urlList"`
+		}
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || body.Host != "example.com" {
+			http.Error(w, fmt.Sprintf("bad body: %v, host %q", err, body.Host), http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		r.got = append(r.got, body.URLList...)
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+// since returns the URLs received after the first mark.
+func (r *receiver) since(mark int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got[mark:])
+}
+
+// waitFor waits until every URL of want was received after mark.
+func (r *receiver) waitFor(t *testing.T, mark int, want ...string) {
+	t.Helper()
+	poll(t, fmt.Sprintf("IndexNow to receive %q", want), func() (bool, string) {
+		got := r.since(mark)
+		for _, u := range want {
+			if !slices.Contains(got, u) {
+				return false, fmt.Sprintf("it received %q", got)
+			}
+		}
+		return true, ""
+	})
+}
+
+// canary adds the page zz-canary/name.html and waits until IndexNow
+// receives it and its sitemap lists it. Everything owed before it was
+// owed (inotify reports in order, the daemon publishes in order, and a
+// notifier run sends all that is owed) has been sent by then. It returns
+// what was sent since it was written.
+func canary(t *testing.T, c *child, rcv *receiver, root, name string) []string {
+	t.Helper()
+	n, mark := c.count("published"), rcv.count()
+	url := base + "/zz-canary/" + name + ".html"
+	if err := os.WriteFile(filepath.Join(root, "zz-canary", name+".html"), []byte("<title>"+name+"</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rcv.waitFor(t, mark, url)
+	poll(t, "zz-canary/sitemap.xml to list "+url, func() (bool, string) {
+		_, ok := readURLSet(t, filepath.Join(root, "zz-canary", "sitemap.xml"))[url]
+		return ok, "it does not"
+	})
+	c.waitQuiet(t, n)
+	return rcv.since(mark)
+}
+
+// logEntry is one line of the daemon's JSON log.
+type logEntry map[string]any
+
+func (e logEntry) str(key string) string { s, _ := e[key].(string); return s }
+
+func (e logEntry) String() string { b, _ := json.Marshal(map[string]any(e)); return string(b) }
+
+// entries returns the log lines so far that keep says to keep.
+func (c *child) entries(keep func(logEntry) bool) []logEntry {
+	var out []logEntry
+	for _, line := range strings.Split(c.stderr.String(), "\n") {
+		var e logEntry
+		if json.Unmarshal([]byte(line), &e) == nil && keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// count is the number of log lines so far whose message is msg.
+func (c *child) count(msg string) int {
+	return len(c.entries(func(e logEntry) bool { return e.str("msg") == msg }))
+}
+
+// waitQuiet waits until the daemon has published after the first n
+// publishes and then published nothing for a second (five times
+// watch.settle): what a change made it do is done.
+func (c *child) waitQuiet(t *testing.T, n int) {
+	t.Helper()
+	last, since := n, time.Now()
+	poll(t, fmt.Sprintf("the daemon to publish (after publish %d) and then rest", n), func() (bool, string) {
+		if now := c.count("published"); now != last {
+			last, since = now, time.Now()
+		}
+		return last > n && time.Since(since) >= time.Second, fmt.Sprintf("%d publishes so far", last)
+	})
+}
+
+// stop ends the daemon with SIGTERM and waits for it.
+func (c *child) stop(t *testing.T) {
+	t.Helper()
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if err := c.cmd.Wait(); err != nil {
+		t.Errorf("sitemapd run after SIGTERM: %v", err)
+	}
+}
+
+// poll waits up to a minute for check to say done, failing the test with
+// what it waited for and what check saw last.
+func poll(t *testing.T, what string, check func() (done bool, now string)) {
+	t.Helper()
+	pollFor(t, time.Minute, what, check)
+}
+
+func pollFor(t *testing.T, limit time.Duration, what string, check func() (done bool, now string)) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		done, now := check()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s; %s", limit.Round(time.Second), what, now)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func command(t *testing.T, name string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+	}
+}
+
+// w3c is how a sitemap writes a lastmod: UTC, to the second.
+func w3c(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+func writeFileAt(t *testing.T, path string, data []byte, mtime time.Time) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
