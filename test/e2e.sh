@@ -4,7 +4,8 @@
 # checks what a crawler sees (robots.txt, every sitemap served and valid
 # against sitemap.xsd, and the pages a real sitemap client, sitemapper from
 # npm, finds with their lastmod) after each of: the first build, an added
-# page, an edited page, a deleted page, a moved directory.
+# page, an edited page, the same page rewritten with the same bytes (its
+# lastmod stays), a deleted page, a moved directory, a page now noindex.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -124,17 +125,22 @@ pids+=("$!")
 
 check() {
   echo "e2e.sh: after $1"
-  if ! node "$top/test/e2e-check.mjs" "$base" "$site" "$xsd" "$mods/node_modules"; then
+  if ! node "$top/test/e2e-check.mjs" "$base" "$site" "$xsd" "$mods/node_modules" "${@:2}"; then
     echo "--- sitemapd log" >&2; tail -20 "$work/sitemapd.log" >&2
     exit 1
   fi
 }
 check "the first build"
 page "blog/new.html" "2026-05-01 00:00:00 UTC";            check "a page added"
-touch -d "2026-05-02 10:00:00 UTC" "$site/about.html";     check "a page edited"
-rm "$site/blog/first post.html";                           check "a page deleted"
-mv "$site/docs/guide" "$site/docs/handbook";               check "a directory moved"
-echo '<meta name="ROBOTS" content="noindex, nofollow">' > "$site/blog/new.html"; check "a page now says noindex"
+echo '<p>more</p>' >> "$site/about.html"; touch -d "2026-05-02 10:00:00 UTC" "$site/about.html"; check "a page edited"
+# A redeploy of the same bytes (cp without -p): the page keeps the lastmod
+# of its last real change (pages.lastmod: content, the default).
+cp "$site/about.html" "$work/about.html"; cp "$work/about.html" "$site/about.html"
+touch -d "2026-06-01 00:00:00 UTC" "$site/about.html"
+check "a page rewritten with the same bytes" "/about.html=2026-05-02T10:00:00Z"
+rm "$site/blog/first post.html";                           check "a page deleted" "/about.html=2026-05-02T10:00:00Z"
+mv "$site/docs/guide" "$site/docs/handbook";               check "a directory moved" "/about.html=2026-05-02T10:00:00Z"
+echo '<meta name="ROBOTS" content="noindex, nofollow">' > "$site/blog/new.html"; check "a page now says noindex" "/about.html=2026-05-02T10:00:00Z"
 # sitemapd's own validator, over HTTP, on the index and every sitemap it lists.
 maps=$(node -e 'fetch(process.argv[1]).then((r) => r.text()).then((t) => console.log([...t.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]).join(" ")))' "${base}sitemap_index.xml")
 # shellcheck disable=SC2086
