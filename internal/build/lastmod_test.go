@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -313,5 +314,54 @@ func TestWrittenDuringWalk(t *testing.T) {
 	}
 	if due := e.Due(); !due.Equal(start.Add(time.Hour)) {
 		t.Errorf("Due() = %v, want %v", due, start.Add(time.Hour))
+	}
+}
+
+// TestUnreadableDirectoryKeepsItsState: a full build that cannot read one
+// directory keeps what the page store knew of it, in a new process's build
+// (the store) as in the daemon (memory): once readable again, its pages
+// rewritten with the same bytes meanwhile keep their lastmod.
+func TestUnreadableDirectoryKeepsItsState(t *testing.T) {
+	for _, daemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "build", true: "daemon"}[daemon], func(t *testing.T) {
+			root := site(t)
+			writeFile(t, filepath.Join(root, "docs/a.html"), "<title>a</title>", defaultMTime)
+			writeFile(t, filepath.Join(root, "docs/deep/b.html"), "<title>b</title>", defaultMTime)
+			cfg := loadConfig(t, baseConfig, root, "")
+			var opts []Option
+			if daemon {
+				opts = append(opts, WithChanges())
+			}
+			e, _ := newEngine(t, cfg, opts...)
+			mustBuild(t, e)
+			if !daemon {
+				e.Close()
+			}
+
+			later := defaultMTime.Add(time.Hour)
+			rewrite(t, filepath.Join(root, "docs/deep/b.html"), later, true)
+			deny := filepath.Join(root, "docs/deep")
+			if !daemon {
+				e, _ = newEngine(t, cfg)
+			}
+			e.openDir = func(p string) (*os.File, error) {
+				if p == deny {
+					return nil, &os.PathError{Op: "open", Path: p, Err: os.ErrPermission}
+				}
+				return os.Open(p)
+			}
+			if _, err := e.Build(context.Background()); err == nil {
+				t.Fatal("no error for the unreadable directory")
+			}
+			e.openDir = os.Open
+			if !daemon {
+				e.Close()
+				e, _ = newEngine(t, cfg)
+			}
+			mustBuild(t, e)
+			if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://example.com/docs/deep/b.html"] != w3c(defaultMTime) {
+				t.Errorf("after the directory was unreadable for a build: %v", lm)
+			}
+		})
 	}
 }

@@ -142,9 +142,9 @@ func (e *Engine) pageStateLoss() string {
 // daemon mode, in held, where memory does not hold them. Their pages'
 // state must not be lost with one unreadable directory.
 func (e *Engine) keepKnown(w *pagestore.Writer, group string, read map[string]*tree.Listing) {
-	add := func(d string, l *tree.Listing) {
-		if _, ok := read[d]; ok || l == nil || e.depth.GroupOf(d) != group {
-			return
+	for d, l := range e.knownOf(group) {
+		if _, ok := read[d]; ok {
+			continue
 		}
 		if w != nil {
 			w.Add(d, l)
@@ -156,19 +156,28 @@ func (e *Engine) keepKnown(w *pagestore.Writer, group string, read map[string]*t
 			e.pages.held[d] = l
 		}
 	}
+}
+
+// knownOf returns what is known of a group's directories, from the first
+// of memory, held and the store found at start that knows the group.
+func (e *Engine) knownOf(group string) map[string]*tree.Listing {
 	if e.mem.Remembers(group) {
-		for d, l := range e.mem.Listings(group) {
-			add(d, l)
-		}
-		return
+		return e.mem.Listings(group)
 	}
-	if e.pages.held[group] != nil || e.pages.old == nil {
-		for d, l := range e.pages.held {
-			add(d, l)
+	out := map[string]*tree.Listing{}
+	for d, l := range e.pages.held {
+		if e.depth.GroupOf(d) == group {
+			out[d] = l
 		}
-		return
 	}
-	e.pages.old.Each(add)
+	if len(out) == 0 {
+		e.pages.old.Each(func(d string, l *tree.Listing) {
+			if e.depth.GroupOf(d) == group {
+				out[d] = l
+			}
+		})
+	}
+	return out
 }
 
 // commitPageStore puts a full build's new store in place, before the
