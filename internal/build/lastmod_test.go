@@ -365,3 +365,30 @@ func TestUnreadableDirectoryKeepsItsState(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupWithSymlinksKeepsItsState: the daemon does not remember a group
+// that follows symlinks (it is walked whole on each change), but it holds
+// what it knows of its pages: one rewritten with the same bytes keeps its
+// lastmod.
+func TestGroupWithSymlinksKeepsItsState(t *testing.T) {
+	root := site(t)
+	writeFile(t, filepath.Join(root, "docs/a.html"), "<title>a</title>", defaultMTime)
+	writeFile(t, filepath.Join(root, "shared/s.html"), "<title>s</title>", defaultMTime)
+	if err := os.Symlink("../shared", filepath.Join(root, "docs/linked")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	rewrite(t, filepath.Join(root, "docs/a.html"), defaultMTime.Add(time.Hour), true)
+	rep, err := e.Update(context.Background(), []string{"docs"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Written) != 0 || !rep.Changes.Empty() {
+		t.Errorf("a rewrite of the same bytes in a group with symlinks wrote %v, changed %+v", rep.Written, rep.Changes)
+	}
+	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://example.com/docs/a.html"] != w3c(defaultMTime) || len(lm) != 2 {
+		t.Errorf("lastmods %v", lm)
+	}
+}
