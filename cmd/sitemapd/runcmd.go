@@ -55,4 +55,3 @@ func cmdRun(args []string, stderr io.Writer) int {
 	log.Info("stopped")
 	return ExitOK
 }
-
