@@ -16,12 +16,12 @@ import (
 // differ for index files and pretty URLs): a canonical naming either is the
 // page itself. elsewhere is, for a page left out for a canonical URL not
 // under base_url, the base URL that canonical seems written for.
-func (s *Scanner) decide(info head.Info, path, loc, file string) (h tree.Head, elsewhere string) {
+func (s *Scanner) decide(log *zap.Logger, info head.Info, path, loc, file string) (h tree.Head, elsewhere string) {
 	rules := &s.cfg.Pages
 	// A redirect stub first: they often say noindex, or name their target
 	// as canonical, too (Hugo's aliases do both), but are redirects.
 	if rules.Redirects && info.Redirect != "" && !s.isSelf(info.Redirect, loc, file) {
-		s.log.Debug("its head redirects at once", zap.String("path", path), zap.String("to", info.Redirect))
+		log.Debug("its head redirects at once", zap.String("path", path), zap.String("to", info.Redirect))
 		return tree.Head{Out: tree.Redirect}, ""
 	}
 	if rules.NoIndex && info.NoIndex {
@@ -37,17 +37,17 @@ func (s *Scanner) decide(info head.Info, path, loc, file string) (h tree.Head, e
 					// Most likely base_url and the site's templates
 					// disagree on scheme or host: say so, as the whole
 					// site may be left out.
-					s.log.Warn("not listed: its canonical URL differs from its URL in scheme or host only (is base_url right?)",
+					log.Warn("not listed: its canonical URL differs from its URL in scheme or host only (is base_url right?)",
 						zap.String("path", path), zap.String("canonical", c), zap.String("url", loc))
 				} else {
-					s.log.Debug("its canonical URL is another page",
+					log.Debug("its canonical URL is another page",
 						zap.String("path", path), zap.String("canonical", c))
 				}
 				return tree.Head{Out: tree.Canonical}, canonicalBase(c, s.cfg.BaseURL, loc, file)
 			}
 		default:
 			// Search engines ignore contradictory canonicals; so do we.
-			s.log.Warn("page head: conflicting canonical links ignored",
+			log.Warn("page head: conflicting canonical links ignored",
 				zap.String("path", path), zap.Strings("canonical", info.Canonicals))
 		}
 	}
@@ -55,7 +55,7 @@ func (s *Scanner) decide(info head.Info, path, loc, file string) (h tree.Head, e
 		var b strings.Builder
 		for _, a := range info.Alternates {
 			if len(a.Href) > sitemap.MaxLocLen {
-				s.log.Warn("page head: hreflang link longer than the protocol allows for a URL, left out",
+				log.Warn("page head: hreflang link longer than the protocol allows for a URL, left out",
 					zap.String("path", path), zap.String("hreflang", a.Lang), zap.Int("length", len(a.Href)))
 				continue
 			}

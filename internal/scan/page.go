@@ -54,7 +54,7 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 		}
 	}
 	if len(loc) > sitemap.MaxLocLen {
-		s.log.Warn("not listed: URL longer than the protocol allows",
+		w.log.Warn("not listed: URL longer than the protocol allows",
 			zap.String("path", w.abs(rel)), zap.Int("length", len(loc)), zap.Int("max", sitemap.MaxLocLen))
 		w.leave(g, tree.TooLong, loc, rel, "")
 		return tree.Page{}, false
@@ -204,7 +204,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		}
 		sum = 0
 	case err != nil:
-		s.log.Warn("listed by its mtime, without reading it: "+err.Error(), zap.String("path", w.abs(rel)))
+		w.log.Warn("listed by its mtime, without reading it: "+err.Error(), zap.String("path", w.abs(rel)))
 		p.Stamp = tree.NoStamp
 		return false
 	}
@@ -235,12 +235,12 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 	s := w.s
 	path := w.abs(rel)
 	for _, problem := range info.Problems {
-		s.log.Warn("page head: "+problem, zap.String("path", path))
+		w.log.Warn("page head: "+problem, zap.String("path", path))
 	}
 	if info.Truncated {
 		w.truncated.Add(1)
 		if !w.o.Quiet {
-			s.log.Warn("page head longer than the limit: tags past it are not read",
+			w.log.Warn("page head longer than the limit: tags past it are not read",
 				zap.String("path", path), zap.Int("limit", head.Limit))
 		}
 	}
@@ -253,7 +253,7 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 		p.Time = info.Modified.UnixNano()
 	}
 	var elsewhere string
-	p.Head, elsewhere = s.decide(info, path, p.URL.Loc, s.loc.File(rel))
+	p.Head, elsewhere = s.decide(w.log, info, path, p.URL.Loc, s.loc.File(rel))
 	if info.Canonicals != nil {
 		g.mu.Lock()
 		g.Left.Canonicals++
@@ -341,6 +341,7 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, html, content
 // sites whose every page has a long head would otherwise log one warning
 // per page on every build. (Pages left out are in each publish's summary.)
 func (w *Walk) Summary() {
+	w.collapsed.flush()
 	w.future.warn(w.s.log, "pages whose time is in the future (the file's modification time, or the date its head states): listed without lastmod until then")
 	if n := w.truncated.Load(); n > 0 && w.o.Quiet {
 		w.s.log.Warn("pages whose head is longer than the limit: tags past it are not read",

@@ -127,6 +127,10 @@ type Walk struct {
 	// is still to come.
 	truncated atomic.Int64
 	future    futures
+	// log is the scanner's logger with its warnings held back and logged
+	// once a kind at the end (Summary).
+	log       *zap.Logger
+	collapsed collapser
 }
 
 // NewWalk starts a walk; ctx cancels it (the groups then have Err set).
@@ -135,11 +139,13 @@ func (s *Scanner) NewWalk(ctx context.Context, o WalkOptions) (*Walk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolve document root: %w", err)
 	}
-	return &Walk{
+	w := &Walk{
 		s: s, o: o, ctx: ctx, root: s.cfg.Root, realRoot: real,
 		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		done: func(*Group) {},
-	}, nil
+	}
+	w.log = w.collapsed.logger(s.log)
+	return w, nil
 }
 
 // Tree reads the whole tree and hands each group to done as soon as it is
@@ -240,7 +246,7 @@ func (w *Walk) visit(v *visit) {
 		v.id = tree.DirID{Dev: st.Dev, Ino: st.Ino}
 		for p := v.parent; p != nil; p = p.parent {
 			if p.id == v.id {
-				s.log.Warn("not following symlink: it loops back to an enclosing directory",
+				w.log.Warn("not following symlink: it loops back to an enclosing directory",
 					zap.String("path", dirPath), zap.String("target", w.abs(p.rel)))
 				return
 			}
@@ -341,7 +347,7 @@ func (w *Walk) visit(v *visit) {
 					loser, lost = indexName, pages[indexAt]
 					pages[indexAt], indexRank, indexName = p, rank, name
 				}
-				s.log.Warn("not listed: another index file of the same directory has the same URL",
+				w.log.Warn("not listed: another index file of the same directory has the same URL",
 					zap.String("path", w.abs(joinRel(v.rel, loser))))
 				if !lost.Head.Hidden() {
 					// (One its head hides was counted for that.)
@@ -418,11 +424,11 @@ func (w *Walk) followLink(rel string) (st fs.FileInfo, target string, ok bool) {
 	p := w.abs(rel)
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		w.s.log.Warn("not listed: broken symlink", zap.String("path", p), zap.Error(err))
+		w.log.Warn("not listed: broken symlink", zap.String("path", p), zap.Error(err))
 		return nil, "", false
 	}
 	if real != w.realRoot && !strings.HasPrefix(real, w.realRoot+"/") {
-		w.s.log.Warn("not listed: symlink leaves the document root", zap.String("path", p), zap.String("target", real))
+		w.log.Warn("not listed: symlink leaves the document root", zap.String("path", p), zap.String("target", real))
 		return nil, "", false
 	}
 	if st, err = os.Stat(real); err != nil {
