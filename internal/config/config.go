@@ -11,6 +11,7 @@ package config
 
 import (
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -71,8 +72,8 @@ type Config struct {
 	// empty a site. `sitemapd build -force` makes one publish anyway.
 	ShrinkGuard bool `yaml:"shrink_guard"`
 
-	// StateDir holds what the notifier still owes each endpoint. It is only
-	// used when endpoints are configured.
+	// StateDir holds what the notifier still owes each endpoint and the
+	// page store. Its default is DefaultStateDir.
 	StateDir string `yaml:"state_dir"`
 	Log      Log    `yaml:"log"`
 	Listen   string `yaml:"listen"`
@@ -278,9 +279,21 @@ func Default() Config {
 			Schedule: "*/10 * * * *",
 			Timeout:  10 * time.Second, Attempts: 5, MaxBackoff: 5 * time.Minute,
 		},
-		StateDir: "/var/lib/sitemapd",
+		StateDir: DefaultStateDir(),
 		Log:      Log{Level: "info", Format: "auto"},
 	}
+}
+
+// DefaultStateDir is state_dir's default: the first directory of
+// $STATE_DIRECTORY, which systemd sets to the unit's StateDirectory=
+// (sitemapd@site.service has /var/lib/sitemapd/site, its own), and
+// otherwise /var/lib/sitemapd.
+func DefaultStateDir() string {
+	first, _, _ := strings.Cut(os.Getenv("STATE_DIRECTORY"), ":")
+	if first != "" {
+		return first
+	}
+	return "/var/lib/sitemapd"
 }
 
 // DefaultIgnoreNames lists base-name globs of editor, backup and partial

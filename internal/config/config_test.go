@@ -74,7 +74,7 @@ func TestBadConfigs(t *testing.T) {
 		want []string
 	}{
 		{"unknown-key.bad.yml", []string{`unknown-key.bad.yml:4: pages.extension: unknown key (did you mean "extensions"?)`}},
-		{"wrong-type.bad.yml", []string{"wrong-type.bad.yml:3: depth: cannot unmarshal !!str `deep` into int"}},
+		{"wrong-type.bad.yml", []string{`wrong-type.bad.yml:3: depth: "deep" is not a whole number`}},
 		{"syntax.bad.yml", []string{"syntax.bad.yml:", "invalid YAML"}},
 		{"options.bad.yml", []string{`options.bad.yml:3: robots_txt: needs base_url at the root of its host`,
 			`options.bad.yml:4: stylesheet: "ftp://example.com/s.xsl" must be builtin, a path from the site root`,

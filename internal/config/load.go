@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -116,8 +117,63 @@ func checkKeys(n *yaml.Node, t reflect.Type, prefix, file string, lines map[stri
 			lines[key] = v.Line
 			checkKeys(v, t.Elem(), key, file, lines, errs)
 		}
+	default:
+		if msg := checkType(n, t); msg != "" {
+			*errs = append(*errs, &Error{File: file, Line: n.Line, Key: prefix, Msg: msg})
+		}
 	}
-	// Any other combination is a type mismatch, which Decode reports.
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+// checkType reports a value of the wrong type for t, saying what is
+// expected ("\"fast\" is not a duration such as 500ms"), or "" when it
+// decodes. It is tried by decoding, so what it accepts is what Decode
+// accepts; only a bare 0 for a duration is made "0s" here, as anyone
+// writing "rescan: 0" means.
+func checkType(n *yaml.Node, t reflect.Type) string {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return "" // the key with no value: the type's zero value
+	}
+	if t == durationType && n.Kind == yaml.ScalarNode && n.Tag == "!!int" && n.Value == "0" {
+		n.Tag, n.Value = "!!str", "0s"
+	}
+	// yaml.v3 truncates a float into an int (depth: 1.5 would be 1).
+	integer := t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64 && t != durationType
+	if err := n.Decode(reflect.New(t).Interface()); err == nil && (!integer || n.Tag != "!!float") {
+		return ""
+	}
+	what := "a list"
+	switch n.Kind {
+	case yaml.ScalarNode:
+		what = strconv.Quote(n.Value)
+	case yaml.MappingNode:
+		what = "a mapping"
+	}
+	return what + " is not " + expected(t)
+}
+
+// expected says in words what a value of type t looks like.
+func expected(t reflect.Type) string {
+	if t == durationType {
+		return "a duration such as 500ms, 10s, 5m or 6h (a number with its unit)"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number such as 0.5"
+	case reflect.String:
+		return "a single value (quote it if it holds \": \" or starts with [, {, *, & or !)"
+	case reflect.Slice:
+		return "a list, such as [a, b] or one \"- item\" a line"
+	case reflect.Struct:
+		return "a mapping of keys to values (key: value, one a line, indented below it)"
+	}
+	return "a " + t.String()
 }
 
 func yamlFields(t reflect.Type) map[string]reflect.Type {

@@ -136,8 +136,8 @@ func (c *Config) validate(lines map[string]int) error {
 		}
 	}
 
-	if m, err := strconv.ParseUint(c.FileMode, 8, 32); err != nil || m > 0o777 {
-		bad("file_mode", "%q is not an octal permission like \"0644\"", c.FileMode)
+	if m, err := strconv.ParseUint(strings.TrimPrefix(c.FileMode, "0o"), 8, 32); err != nil || m > 0o777 {
+		bad("file_mode", "%q is not an octal permission such as \"0644\" (owner, group, others; 4 read, 2 write)", c.FileMode)
 	} else if m&0o002 != 0 {
 		bad("file_mode", "%q makes files world-writable", c.FileMode)
 	} else if m&0o400 == 0 {
