@@ -305,6 +305,12 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
 			w.addTree(rel, true)
 		}
+	case ev.Has(fsnotify.Chmod) && (w.watched[rel] || w.unwatched[rel]):
+		// A directory's mode changed: it may have become unreadable, or
+		// readable again. Read it whole, so that either is noticed (an
+		// unreadable one fails its group, which is reported and retried)
+		// rather than its pages being listed from memory.
+		w.mark(rel)
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
 		// Only a directory has watches; one whose own watch failed is in
 		// unwatched, so no scan of every watch is needed per removed file.

@@ -195,6 +195,23 @@ func TestTouchIsAChange(t *testing.T) {
 	})
 }
 
+// TestDirectoryModeChangeRereadsIt: a chmod of a watched directory (it may
+// have become unreadable) makes the directory itself dirty, whole, not
+// only its name in its parent.
+func TestDirectoryModeChangeRereadsIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root, src, _, out := fakeWatcher(t, "a/b")
+		src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "b"), Op: fsnotify.Chmod}
+		b := <-out
+		if !slices.Contains(b.Dirs, "a/b") {
+			t.Errorf("batch = %+v, want a/b dirty", b)
+		}
+		if _, ok := b.Names["a/b"]; ok {
+			t.Errorf("a/b is to be read by names %v, want whole", b.Names["a/b"])
+		}
+	})
+}
+
 // TestNamesAreReported: a batch names the changed entries of a directory,
 // until there are too many to be worth it.
 func TestNamesAreReported(t *testing.T) {
