@@ -1,8 +1,9 @@
 // Package metrics serves the daemon's health and Prometheus metrics on the
 // optional `listen` address: /healthz answers 200 only while the last
-// publish succeeded, no full build stands refused by the shrink guard and
-// every directory is watched, with a short JSON body
-// saying why not otherwise; /metrics carries build counts and durations,
+// publish succeeded, no full build stands refused by the shrink guard,
+// every directory is watched and no notify endpoint has been failing for
+// longer than NotifyFailingAfter, with a short JSON body saying why not
+// otherwise (paths in it relative to the roots); /metrics carries build counts and durations,
 // URLs listed, watches, rescans, overflows and notifications by endpoint
 // and outcome.
 package metrics
@@ -11,8 +12,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +37,17 @@ type State struct {
 	// guard), until one is; "" otherwise.
 	Refused   string
 	Endpoints []ping.Stats
+	// Roots are the directories (the document root, the output root)
+	// whose absolute paths /healthz does not show: the paths its reasons
+	// name are relative to them. An answer to anyone who can reach the
+	// listener should not describe the server's filesystem.
+	Roots []string
 }
+
+// NotifyFailingAfter is how long an endpoint's requests may keep failing
+// (with URLs owed) before /healthz says so: long enough for a search
+// engine's passing trouble and the retries of a few scheduled runs.
+const NotifyFailingAfter = time.Hour
 
 // Metrics collects what the daemon does. A nil *Metrics records nothing.
 type Metrics struct {
@@ -133,12 +146,15 @@ func (m *Metrics) LeftOut(t tree.Tally) {
 
 // health is the /healthz body.
 type health struct {
-	Status    string    `json:"status"` // "ok" or "unhealthy"
+	Status    string    `json:"status"` // "ok", "unhealthy" or "degraded"
 	Reason    string    `json:"reason,omitempty"`
 	LastBuild time.Time `json:"last_build,omitzero"`
 	Watches   int       `json:"watches"`
 }
 
+// health reports the daemon's health. Unhealthy: its sitemaps may not be
+// what the tree says. Degraded: they are, but search engines are not being
+// told. Either answers 503, with the reason.
 func (m *Metrics) health() (health, bool) {
 	m.mu.Lock()
 	st := m.state()
@@ -157,8 +173,38 @@ func (m *Metrics) health() (health, bool) {
 	}
 	if h.Reason != "" {
 		h.Status = "unhealthy"
+	} else if h.Reason = notifyTrouble(st.Endpoints, time.Now()); h.Reason != "" {
+		h.Status = "degraded"
 	}
+	h.Reason = relative(h.Reason, st.Roots)
 	return h, h.Reason == ""
+}
+
+// notifyTrouble says which endpoint is not being told, or "".
+func notifyTrouble(eps []ping.Stats, now time.Time) string {
+	for _, e := range eps {
+		switch {
+		case e.Gone:
+			return fmt.Sprintf("notify endpoint %s answered 404 or 410 and is no longer called (%d URLs owed): check its url", e.Endpoint, e.Owed)
+		case e.Owed > 0 && !e.FailingSince.IsZero() && now.Sub(e.FailingSince) > NotifyFailingAfter:
+			return fmt.Sprintf("notifications to %s have failed since %s (%d URLs owed): %s",
+				e.Endpoint, e.FailingSince.UTC().Format(time.RFC3339), e.Owed, e.LastError)
+		}
+	}
+	return ""
+}
+
+// relative rewrites the absolute paths under roots in s as relative ones.
+func relative(s string, roots []string) string {
+	for _, r := range roots {
+		if r == "" || r == "/" {
+			continue
+		}
+		r = strings.TrimSuffix(r, "/")
+		s = strings.ReplaceAll(s, r+"/", "")
+		s = strings.ReplaceAll(s, r, ".")
+	}
+	return s
 }
 
 // Handler serves /healthz and /metrics.

@@ -29,7 +29,7 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
 // watched; otherwise 503 with the reason in JSON.
 func TestHealthz(t *testing.T) {
 	m := New("1.2.3")
-	st := State{Watches: 7}
+	st := State{Watches: 7, Roots: []string{"/srv/www"}}
 	m.SetState(func() State { return st })
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
@@ -46,6 +46,19 @@ func TestHealthz(t *testing.T) {
 		{"a full build refused", func() { st.Refused = "publish refused: 9 of 9 pages…" }, 503, "publish refused"},
 		{"refused, then an update published", func() { m.Published("change", time.Millisecond, -1, nil) }, 503, "publish refused"},
 		{"degraded watching", func() { st.Refused, st.Degraded = "", true }, 503, "not watched"},
+		{"an unreadable directory, named relative to the root", func() {
+			st.Degraded = false
+			m.Published("change", time.Millisecond, -1, errors.New("group /srv/www/docs not updated: read directory /srv/www/docs/private: permission denied"))
+		}, 503, "group docs not updated: read directory docs/private: permission denied"},
+		{"notifications failing for a while", func() {
+			m.Published("retry", time.Millisecond, -1, nil)
+			st.Endpoints = []ping.Stats{{Endpoint: "indexnow", Owed: 3, LastError: "503 Service Unavailable", FailingSince: time.Now().Add(-10 * time.Minute)}}
+		}, 200, ""},
+		{"notifications failing too long", func() {
+			st.Endpoints[0].FailingSince = time.Now().Add(-NotifyFailingAfter - time.Minute)
+		}, 503, "notifications to indexnow have failed since"},
+		{"failing, but nothing owed", func() { st.Endpoints[0].Owed = 0 }, 200, ""},
+		{"an endpoint gone", func() { st.Endpoints[0].Gone = true }, 503, "no longer called"},
 	} {
 		tc.before()
 		code, body := get(t, srv, "/healthz")
@@ -53,8 +66,12 @@ func TestHealthz(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &h); err != nil {
 			t.Fatalf("%s: body %q is not JSON: %v", tc.name, body, err)
 		}
-		if code != tc.code || !strings.Contains(h.Reason, tc.reason) || h.Watches != 7 {
+		if code != tc.code || !strings.Contains(h.Reason, tc.reason) || h.Watches != 7 || strings.Contains(body, "/srv/www") {
 			t.Errorf("%s: %d %+v, want %d and a reason with %q", tc.name, code, h, tc.code, tc.reason)
+		}
+		notify := strings.Contains(tc.reason, "notifications") || strings.Contains(tc.reason, "no longer called")
+		if notify && h.Status != "degraded" || code == 503 && !notify && h.Status != "unhealthy" {
+			t.Errorf("%s: status %q", tc.name, h.Status)
 		}
 	}
 }

@@ -48,6 +48,18 @@ type Stats struct {
 	LastError  string // the last failure, "" after a success
 	Owed       int    // URLs owed now
 	Gone       bool   // the endpoint answered 404/410; calls stopped
+	// FailingSince is when the requests that have failed since the last
+	// success began failing; zero after a success, or before any failure.
+	FailingSince time.Time
+}
+
+// failed notes a failed request.
+func (s *Stats) failed(why string) {
+	s.Failures++
+	s.LastError = why
+	if s.FailingSince.IsZero() {
+		s.FailingSince = time.Now()
+	}
 }
 
 // endpoint is one configured endpoint and what it is owed. Guarded by

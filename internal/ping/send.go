@@ -289,17 +289,15 @@ func (n *Notifier) exchange(ep *endpoint, req *http.Request) (status int, body [
 	defer n.mu.Unlock()
 	ep.stats.Attempts++
 	if err != nil {
-		ep.stats.Failures++
-		ep.stats.LastError = err.Error()
+		ep.stats.failed(err.Error())
 		return 0, nil, 0, err
 	}
 	ep.stats.LastStatus = resp.StatusCode
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		ep.stats.Successes++
-		ep.stats.LastError = ""
+		ep.stats.LastError, ep.stats.FailingSince = "", time.Time{}
 	} else {
-		ep.stats.Failures++
-		ep.stats.LastError = resp.Status
+		ep.stats.failed(resp.Status)
 	}
 	return resp.StatusCode, body, retryAfter(resp.Header.Get("Retry-After"), time.Now()), nil
 }
