@@ -52,6 +52,7 @@ type Engine struct {
 
 	owe     func(tree.Changes, bool) error // WithWriteAhead
 	force   bool                           // no shrink guard (WithForce)
+	dry     *dryRun                        // WithDryRun: what a publish would do
 	refused *ShrinkError                   // the last full build's refusal, until one succeeds
 	started bool                           // a full build has run (the canonical warning is given once)
 }
@@ -120,7 +121,12 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	for _, o := range opts {
 		o(e)
 	}
-	why := mtimeOnly(cfg)
+	var why string
+	if e.dry != nil {
+		why = dryMTimeOnly(cfg)
+	} else {
+		why = mtimeOnly(cfg)
+	}
 	if why != "" {
 		e.log.Warn("lastmod taken from mtimes, not content: "+why+"; pages rewritten with the same bytes (a redeploy) will show a new lastmod and be sent to search engines again",
 			zap.String("state_dir", cfg.StateDir))
@@ -137,8 +143,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	// Directories are only created in a separate output tree: one of the
 	// document root that vanished must stay gone.
 	pub, err := publish.Open(e.outDir, publish.Options{
-		Mode: cfg.Mode, Owned: e.owned, CreateDirs: e.outDir != cfg.Root,
-		NotOwned: "it was not written by sitemapd (no generator marker in it, or, for a text sitemap, not in " + textrecord.Name + ")",
+		Mode: cfg.Mode, Owned: e.owned, CreateDirs: e.outDir != cfg.Root, NotOwned: notOwned,
 	})
 	if err != nil {
 		return nil, err
@@ -150,6 +155,9 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// notOwned says why a file in the way is not sitemapd's.
+const notOwned = "it was not written by sitemapd (no generator marker in it, or, for a text sitemap, not in " + textrecord.Name + ")"
 
 // Close releases the output directory.
 func (e *Engine) Close() error {

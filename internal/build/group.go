@@ -63,6 +63,9 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		changed = changed || c
 		return err
 	})
+	if e.dry != nil {
+		e.dry.group(g.Dir, len(urls), names)
+	}
 	if err != nil {
 		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err))
 		return false

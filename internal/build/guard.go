@@ -170,6 +170,9 @@ func topBase(left *scan.LeftOut) (string, int) {
 // published. Only what was read is reported.
 func (e *Engine) refuse(r *run, err *ShrinkError) (*Report, error) {
 	e.abort(r)
+	if e.dry != nil {
+		e.dry.refuse()
+	}
 	for dir, prev := range r.saved {
 		if prev == nil {
 			delete(e.groups, dir)

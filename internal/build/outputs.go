@@ -74,7 +74,7 @@ func (e *Engine) put(batch *publish.Batch, rep *Report, name string, data []byte
 			return nil, false, err
 		}
 	}
-	if changed, err = batch.Put(name, data); err != nil {
+	if changed, err = e.stage(batch, name, data, 0); err != nil {
 		return nil, false, err
 	}
 	if changed {
@@ -112,7 +112,7 @@ func (e *Engine) publishIndex(rep *Report) error {
 	var errs []error
 	for _, g := range e.groups {
 		for _, n := range g.parts {
-			mt, err := e.pub.ModTime(n)
+			mt, err := e.modTime(n)
 			if err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {
 					errs = append(errs, fmt.Errorf("index: stat %s: %w", filepath.Join(e.outDir, n), err))
@@ -201,7 +201,7 @@ func (e *Engine) publishExtras(rep *Report) error {
 	batch := e.pub.Begin()
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		changed, err := batch.Put(name, files[name])
+		changed, err := e.stage(batch, name, files[name], 0)
 		switch {
 		case err != nil:
 			errs = append(errs, err)
@@ -252,7 +252,7 @@ func (e *Engine) publishRobots(rep *Report) error {
 		return nil
 	}
 	batch := e.pub.Begin()
-	changed, err := batch.PutMode(name, data, mode)
+	changed, err := e.stage(batch, name, data, mode)
 	if err != nil {
 		return err
 	}

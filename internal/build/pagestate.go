@@ -81,6 +81,10 @@ func (e *Engine) openPageState() {
 		if e.scan.HashesContent() {
 			lost = "pages rewritten with the same bytes since they were last read take their new mtime as lastmod, and are sent to search engines again; every page is read again"
 		}
+		if e.dry != nil {
+			e.log.Warn("page store cannot be read; a build would move it aside: "+lost, zap.String("path", ps.path), zap.Error(err))
+			break
+		}
 		aside, qerr := pagestore.Quarantine(ps.path)
 		if qerr != nil {
 			e.log.Warn("page store cannot be read, nor moved aside: "+lost, zap.String("path", ps.path), zap.Error(err), zap.NamedError("move_error", qerr))
@@ -119,6 +123,10 @@ func (e *Engine) newPageStore() *pagestore.Writer {
 	}
 	if st, err := os.Stat(e.cfg.StateDir); err != nil || !st.IsDir() {
 		e.log.Debug("page store not kept: state_dir does not exist", zap.String("state_dir", e.cfg.StateDir))
+		return nil
+	}
+	if e.dry != nil {
+		e.dry.pageStore = ps.path
 		return nil
 	}
 	w, err := pagestore.Create(ps.path, ps.keys)

@@ -66,6 +66,9 @@ type staging struct {
 
 func (e *Engine) begin(full bool) *run {
 	now := e.now()
+	if e.dry != nil {
+		e.dry.reset(e)
+	}
 	return &run{
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: &Report{},
 		staged: map[string]staging{}, seen: map[string]bool{}, kept: map[string]bool{}, saved: map[string]*group{},
@@ -297,7 +300,7 @@ func (e *Engine) finish(r *run) (*Report, error) {
 		e.text.Names(func(name string) { r.stale = append(r.stale, name) })
 	}
 	for _, p := range r.temps {
-		if err := e.pub.RemoveTemp(p, r.start); err != nil {
+		if err := e.removeTemp(p, r.start); err != nil {
 			r.errs = append(r.errs, err)
 		}
 	}
@@ -323,7 +326,7 @@ func (e *Engine) finish(r *run) (*Report, error) {
 			}
 		})
 	}
-	r.errs = append(r.errs, e.text.Save())
+	r.errs = append(r.errs, e.saveText())
 	r.errs = append(r.errs, r.textErrs...)
 	r.rep.Duration = e.now().Sub(r.start)
 	return r.rep, errors.Join(r.errs...)
@@ -377,7 +380,7 @@ func (e *Engine) unseen(r *run) tree.Changes {
 // function before any of its files lands. What it hands may be more than
 // lands (a group whose files fail), never less.
 func (e *Engine) writeAhead(r *run) {
-	if e.owe == nil {
+	if e.owe == nil || e.dry != nil {
 		return
 	}
 	var owed tree.Changes
@@ -403,7 +406,11 @@ func (e *Engine) writeAhead(r *run) {
 // is marked for retry, so that the engine's view of what is published
 // stays true.
 func (e *Engine) commit(r *run) {
-	drop, err := e.text.Prepare()
+	var drop []string
+	var err error
+	if e.dry == nil {
+		drop, err = e.text.Prepare()
+	}
 	for _, name := range drop {
 		r.batch.Drop(name)
 		r.rep.Written = slices.DeleteFunc(r.rep.Written, func(p string) bool { return p == filepath.Join(e.outDir, name) })
@@ -457,7 +464,7 @@ func (e *Engine) commitFiles(batch *publish.Batch, rep *Report) (map[string]erro
 
 // remove removes one of our outputs that nothing claims any more.
 func (e *Engine) remove(p string, r *run) {
-	removed, err := e.pub.Remove(p)
+	removed, err := e.unlink(p)
 	var fe *publish.ForeignError
 	switch {
 	case errors.As(err, &fe):
