@@ -29,6 +29,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -91,6 +92,18 @@ type Options struct {
 	// document root that is gone must stay gone, not come back holding a
 	// sitemap.
 	CreateDirs bool
+	// DirMode is the permission of the directories CreateDirs makes, set
+	// explicitly so that the umask never leaves them closed to the web
+	// server. Zero means DirModeFor(Mode): 0755 for files 0644.
+	DirMode fs.FileMode
+}
+
+// DirModeFor is the mode of a directory holding files of mode m: m plus
+// the search (x) bit of every class that may read them (0644 → 0755,
+// 0640 → 0750, 0600 → 0700).
+func DirModeFor(m fs.FileMode) fs.FileMode {
+	m &= fs.ModePerm
+	return m | (m&0o444)>>2
 }
 
 // ForeignError reports a file the publisher refused to replace or remove.
@@ -105,10 +118,16 @@ func (e *ForeignError) Error() string {
 
 // Publisher writes files below one directory.
 type Publisher struct {
-	dir  string
-	root *os.Root
-	opts Options
+	dir   string
+	root  *os.Root
+	opts  Options
+	steps atomic.Int64 // see Steps
 }
+
+// Steps counts what the publisher has done: temp files written, files
+// renamed into place or removed, syncs. It grows while a publish makes
+// progress and may be read from any goroutine (a watchdog's).
+func (p *Publisher) Steps() int64 { return p.steps.Load() }
 
 // Open returns a Publisher for dir, which must exist.
 func Open(dir string, opts Options) (*Publisher, error) {
@@ -124,6 +143,9 @@ func Open(dir string, opts Options) (*Publisher, error) {
 	}
 	if opts.Mode == 0 {
 		opts.Mode = 0o644
+	}
+	if opts.DirMode == 0 {
+		opts.DirMode = DirModeFor(opts.Mode)
 	}
 	return &Publisher{dir: dir, root: r, opts: opts}, nil
 }
@@ -235,6 +257,7 @@ func (p *Publisher) Remove(name string) (bool, error) {
 		}
 		return false, fmt.Errorf("remove %s: %w", p.abs(name), err)
 	}
+	p.steps.Add(1)
 	return true, p.syncDir(path.Dir(name))
 }
 
@@ -285,7 +308,7 @@ func (b *Batch) PutMode(name string, data []byte, mode fs.FileMode) (changed boo
 	}
 	dir := path.Dir(name)
 	if dir != "." && p.opts.CreateDirs {
-		if err := p.root.MkdirAll(dir, 0o755); err != nil {
+		if err := p.mkdirAll(dir); err != nil {
 			return false, fmt.Errorf("create directory %s: %w", p.abs(dir), err)
 		}
 	}
@@ -295,6 +318,42 @@ func (b *Batch) PutMode(name string, data []byte, mode fs.FileMode) (changed boo
 	}
 	b.staged = append(b.staged, staged{tmp: tmp, name: name})
 	return true, nil
+}
+
+// mkdirAll creates dir and its missing parents with Options.DirMode, set
+// by an explicit chmod: Mkdir's mode is filtered by the umask, and under
+// umask 077 the web server could not enter them. Directories that exist
+// are left as they are. A setgid bit the new directory inherits (a
+// docroot whose directories keep the web server's group) is kept.
+func (p *Publisher) mkdirAll(dir string) error {
+	parts := strings.Split(dir, "/")
+	for i := range parts {
+		d := strings.Join(parts[:i+1], "/")
+		st, err := p.root.Lstat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return &fs.PathError{Op: "mkdir", Path: p.abs(d), Err: unix.ENOTDIR}
+			}
+			continue
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := p.root.Mkdir(d, p.opts.DirMode); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue // made meanwhile, by someone else: theirs
+			}
+			return err
+		}
+		mode := p.opts.DirMode
+		if st, err := p.root.Lstat(d); err == nil {
+			mode |= st.Mode() & fs.ModeSetgid
+		}
+		if err := p.root.Chmod(d, mode); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *Publisher) writeTemp(dir string, data []byte, mode fs.FileMode) (string, error) {
@@ -317,6 +376,7 @@ func (p *Publisher) writeTemp(dir string, data []byte, mode fs.FileMode) (string
 		_ = p.root.Remove(tmp)
 		return "", fmt.Errorf("write temp file %s: %w", p.abs(tmp), err)
 	}
+	p.steps.Add(1)
 	return tmp, nil
 }
 
@@ -391,6 +451,7 @@ func (b *Batch) Commit() (failed map[string]error, err error) {
 			fail(s, fmt.Errorf("rename %s into place: %w", p.abs(s.name), err))
 			continue
 		}
+		p.steps.Add(1)
 		dirs[path.Dir(s.name)] = true
 	}
 	// Make the renames themselves durable: one syncfs covers all the
@@ -422,6 +483,7 @@ func (b *Batch) Abort() {
 
 // syncFile fsyncs a file or directory.
 func (p *Publisher) syncFile(name string) error {
+	defer p.steps.Add(1)
 	f, err := p.root.Open(name)
 	if err == nil {
 		err = f.Sync()
@@ -436,6 +498,7 @@ func (p *Publisher) syncFile(name string) error {
 }
 
 func (p *Publisher) syncfs() error {
+	defer p.steps.Add(1)
 	d, err := p.root.Open(".")
 	if err != nil {
 		return fmt.Errorf("sync filesystem of %s: %w", p.dir, err)
