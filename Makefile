@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: all build test gotest e2e fuzz bench example install image bin/sitemapd-static clean
+.PHONY: all build test gotest e2e fuzz bench example install image deb bin/sitemapd-static clean
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -29,12 +29,16 @@ gotest:
 # The deployment checks: systemd units (systemd-analyze verify, and a
 # security exposure of at most 2.0), sitemapd end to end behind a real nginx
 # with a real sitemap client (test/e2e.sh), and the container image
-# (test/container.sh). Each says what it checked, and skips with a reason
-# where the machine lacks a tool (the first two never under CI).
+# (test/container.sh), and the Debian package (test/deb.sh: built and
+# inspected; installed, checked and purged only under CI or with
+# SITEMAPD_TEST_DEB=1). Each says what it checked, and skips with a reason
+# where the machine lacks a tool (the first two and the package never under
+# CI). None installs system packages outside CI.
 e2e:
 	test/systemd.sh
 	test/e2e.sh
 	test/container.sh
+	test/deb.sh
 
 # Short fuzzing runs: the name -> URL -> XML chain, the head reader, the
 # page store's parser, robots.txt matching against Google's parser, and
@@ -60,17 +64,25 @@ CONTAINER ?= podman
 image: bin/sitemapd-static
 	@ctx=$$(mktemp -d) && trap 'rm -rf "$$ctx"' EXIT && \
 	  cp bin/sitemapd-static "$$ctx/sitemapd" && cp /etc/ssl/certs/ca-certificates.crt "$$ctx/" && mkdir "$$ctx/state" && \
-	  $(CONTAINER) $(if $(filter buildah,$(CONTAINER)),bud,build) -f deploy/docker/Containerfile.local -t sitemapd:local "$$ctx"
+	  $(CONTAINER) $(if $(filter buildah,$(CONTAINER)),bud,build) --build-arg VERSION="$(VERSION)" -f deploy/docker/Containerfile.local -t sitemapd:local "$$ctx"
 
-# Installs the binary, the systemd units and, if none is there, the example
+# The Debian package, dist/sitemapd_VERSION_ARCH.deb: the static binary as
+# /usr/bin/sitemapd, the units, /etc/sitemapd/sitemapd.yaml (a conffile),
+# the nginx rules, the man page; built by nfpm at a pinned version
+# (deploy/deb/build.sh says which and why).
+deb: bin/sitemapd-static
+	GO="$(GO)" VERSION="$(VERSION)" deploy/deb/build.sh
+
+# Installs the binary, its man page, the systemd units and, if none is there, the example
 # configuration; with no DESTDIR, also the sitemapd user (in the web
 # server's group, www-data).
 # It installs bin/sitemapd as built by `make build` (so that `sudo make
 # install` needs no Go in root's PATH).
 install:
 	@test -x bin/sitemapd || { echo "bin/sitemapd is missing: run make build first"; exit 1; }
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/sitemapd
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/sitemapd
 	install -m 0755 bin/sitemapd $(DESTDIR)$(PREFIX)/bin/sitemapd
+	install -m 0644 deploy/deb/sitemapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/sitemapd.8
 	for u in sitemapd.service sitemapd@.service; do \
 	  sed 's|/usr/local/bin/sitemapd|$(PREFIX)/bin/sitemapd|' deploy/systemd/$$u > $(DESTDIR)/etc/systemd/system/$$u; \
 	  chmod 0644 $(DESTDIR)/etc/systemd/system/$$u; \
@@ -81,4 +93,4 @@ install:
 	fi
 
 clean:
-	rm -rf bin .cache
+	rm -rf bin dist .cache
