@@ -5,15 +5,18 @@ GO ?= go
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The commit, " (modified)" when tracked files differ from it (sitemapd version).
+COMMIT ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { [ -z "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || c="$$c (modified)"; echo "$$c"; })
+STAMP = -X main.version=$(VERSION) -X 'main.commit=$(COMMIT)'
 
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/sitemapd ./cmd/sitemapd
+	$(GO) build -trimpath -ldflags "$(STAMP)" -o bin/sitemapd ./cmd/sitemapd
 
 # A static binary, for the scratch container image.
 bin/sitemapd-static:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $@ ./cmd/sitemapd
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(STAMP)" -o $@ ./cmd/sitemapd
 
 # The whole test suite: formatting, vet, and every test under the race
 # detector. Sitemap validation needs xmllint (libxml2-utils) and, once,
@@ -64,7 +67,7 @@ CONTAINER ?= podman
 image: bin/sitemapd-static
 	@ctx=$$(mktemp -d) && trap 'rm -rf "$$ctx"' EXIT && \
 	  cp bin/sitemapd-static "$$ctx/sitemapd" && cp /etc/ssl/certs/ca-certificates.crt "$$ctx/" && mkdir "$$ctx/state" && \
-	  $(CONTAINER) $(if $(filter buildah,$(CONTAINER)),bud,build) --build-arg VERSION="$(VERSION)" -f deploy/docker/Containerfile.local -t sitemapd:local "$$ctx"
+	  $(CONTAINER) $(if $(filter buildah,$(CONTAINER)),bud,build) --build-arg VERSION="$(VERSION)" --build-arg COMMIT="$(COMMIT)" -f deploy/docker/Containerfile.local -t sitemapd:local "$$ctx"
 
 # The Debian package, dist/sitemapd_VERSION_ARCH.deb: the static binary as
 # /usr/bin/sitemapd, the units, /etc/sitemapd/sitemapd.yaml (a conffile),
