@@ -10,14 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"golang.org/x/term"
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
@@ -33,37 +30,27 @@ const (
 	ExitUsage   = 2 // bad usage or bad configuration
 )
 
-// version is set at link time (-ldflags "-X main.version=…"); otherwise the
-// module version from the build info is used.
-var version = ""
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
 const defaultConfig = "/etc/sitemapd/sitemapd.yaml"
 
-const usage = `usage: sitemapd <command> [flags]
+const usage = `usage: sitemapd COMMAND [flags]
 
 commands:
   run      -config FILE   build, then watch the document root and keep every sitemap true
-  build    -config FILE [-force]
+  build    -config FILE [-force] [-dry-run]
                           build every sitemap and the index once, then exit;
-                          -force publishes a shrink the guard would refuse
+                          -force publishes a shrink the guard would refuse;
+                          -dry-run prints what it would write, remove and refuse
   check    -config FILE   validate a configuration file
   check    [-config FILE] PATH|URL...
                           validate sitemaps or indexes against the protocol
   ping     -config FILE [-now] [-dry-run]
                           send search engines what they are owed now; -now also
                           pings the published index; -dry-run only prints
-  version                 print the version
+  health   -config FILE   exit 0 if the running daemon's /healthz answers 200
+  version                 print the version, commit and Go version
+  help     [COMMAND]      print this, or a command's usage (so does COMMAND -h)
 
+The default FILE is ` + defaultConfig + `.
 Exit status: 0 success, 1 runtime failure, 2 bad usage or configuration.
 `
 
@@ -74,25 +61,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return ExitUsage
 	}
-	cmd, args := args[0], args[1:]
-	switch cmd {
-	case "run":
-		return cmdRun(args, stderr)
-	case "build":
-		return cmdBuild(args, stderr)
-	case "check":
-		return cmdCheck(args, stdout, stderr)
-	case "ping":
-		return cmdPing(args, stdout, stderr)
-	case "version", "-version", "--version":
-		fmt.Fprintf(stdout, "sitemapd %s\n", versionString())
-		return ExitOK
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+	name, args := args[0], args[1:]
+	switch name {
+	case "-version", "--version":
+		name = "version"
+	case "-h", "-help", "--help":
+		name = "help"
+	}
+	c := lookup(name)
+	if c == nil {
+		unknown(name, stderr)
+		return ExitUsage
+	}
+	if c.wantsHelp(args) {
+		fs, _ := c.flagSet(stdout)
+		c.usage(fs, stdout)
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "sitemapd: unknown command %q\n\n%s", cmd, usage)
-	return ExitUsage
+	return c.run(args, stdout, stderr)
 }
 
 // parseConfigFlag parses "-config FILE" for a subcommand, and the flags
@@ -103,6 +89,9 @@ func parseConfigFlag(name string, args []string, stderr io.Writer, more ...func(
 	path := fs.String("config", defaultConfig, "configuration `file`")
 	for _, m := range more {
 		m(fs)
+	}
+	if c := lookup(name); c != nil {
+		fs.Usage = func() { c.usage(fs, stderr) }
 	}
 	if err := fs.Parse(args); err != nil {
 		return "", false
@@ -127,9 +116,7 @@ func loadConfig(path string, stderr io.Writer) (*config.Config, bool) {
 
 // cmdCheck validates a configuration or, given paths or URLs, sitemaps.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sitemapd check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", defaultConfig, "configuration `file`")
+	fs, path := lookup("check").flagSet(stderr)
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
@@ -235,11 +222,9 @@ func start(name string, args []string, stderr io.Writer, more ...func(*flag.Flag
 	return s, true
 }
 
-func cmdBuild(args []string, stderr io.Writer) int {
-	var force bool
-	s, ok := start("build", args, stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&force, "force", false, "publish even a build that stops listing most pages (the shrink guard)")
-	})
+func cmdBuild(args []string, stdout, stderr io.Writer) int {
+	var f buildFlags
+	s, ok := start("build", args, stderr, f.define)
 	if !ok {
 		return ExitUsage
 	}
@@ -247,8 +232,11 @@ func cmdBuild(args []string, stderr io.Writer) int {
 	cfg, log, ctx := s.cfg, s.log, s.ctx
 
 	var opts []build.Option
-	if force {
+	if f.force {
 		opts = append(opts, build.WithForce())
+	}
+	if f.dryRun {
+		opts = append(opts, build.WithDryRun())
 	}
 	eng, err := build.New(cfg, log, opts...)
 	if err != nil {
@@ -257,6 +245,13 @@ func cmdBuild(args []string, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	rep, err := eng.Build(ctx)
+	if f.dryRun {
+		if errors.Is(err, context.Canceled) {
+			log.Warn("dry run interrupted")
+			return ExitFailure
+		}
+		return printPlan(stdout, cfg, eng.Plan(), rep, err)
+	}
 	if rep != nil {
 		log.Info("build finished",
 			zap.String("root", cfg.Root),
@@ -290,41 +285,12 @@ func splitErrors(err error) []error {
 	return []error{err}
 }
 
-// newLogger logs to w: JSON for journald and containers, console on a
-// terminal (format "auto").
-func newLogger(c config.Log, w io.Writer) *zap.Logger {
-	level, err := zapcore.ParseLevel(c.Level)
-	if err != nil {
-		level = zapcore.InfoLevel
-	}
-	format := c.Format
-	if format == "auto" {
-		format = "json"
-		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			format = "console"
-		}
-	}
-	ec := zap.NewProductionEncoderConfig()
-	ec.EncodeTime = zapcore.ISO8601TimeEncoder
-	var enc zapcore.Encoder
-	if format == "console" {
-		ec.EncodeLevel = zapcore.CapitalColorLevelEncoder
-		enc = zapcore.NewConsoleEncoder(ec)
-	} else {
-		enc = zapcore.NewJSONEncoder(ec)
-	}
-	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), level))
-}
-
 // cmdPing sends what the state directory says the endpoints are owed, and
 // reports per endpoint. It cannot run beside `sitemapd run` on the same
 // state: the daemon sends on its schedule.
 func cmdPing(args []string, stdout, stderr io.Writer) int {
-	var now, dryRun bool
-	s, ok := start("ping", args, stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&now, "now", false, "also ping the published index, owed or not")
-		fs.BoolVar(&dryRun, "dry-run", false, "print the requests instead of sending them")
-	})
+	var f pingFlags
+	s, ok := start("ping", args, stderr, f.define)
 	if !ok {
 		return ExitUsage
 	}
@@ -343,7 +309,7 @@ func cmdPing(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer n.Close()
-	if now {
+	if f.now {
 		indexes, err := publishedIndexes(cfg)
 		if err != nil {
 			log.Error("cannot find the published index", zap.Error(err))
@@ -354,7 +320,7 @@ func cmdPing(args []string, stdout, stderr io.Writer) int {
 			return ExitFailure
 		}
 	}
-	if dryRun {
+	if f.dryRun {
 		plan := n.Plan()
 		for _, r := range plan {
 			if r.URLs != nil {

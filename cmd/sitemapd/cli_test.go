@@ -206,6 +206,9 @@ func TestSystemdAndListen(t *testing.T) {
 			t.Errorf("GET %s: %d, want 200 with %s:\n%.500s", path, resp.StatusCode, want, b)
 		}
 	}
+	if code, out, stderr := runCLI("health", "-config", cfg); code != ExitOK || out != "ok\n" {
+		t.Errorf("sitemapd health: exit %d, %q %q", code, out, stderr)
+	}
 	expect("WATCHDOG=1")
 	f, _ := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("# edited\n")
