@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,7 @@ func TestFullConfig(t *testing.T) {
 		{"root", c.Root, abs},
 		{"output_dir", c.OutputDir, abs},
 		{"state_dir", c.StateDir, state},
-		{"base_url", c.BaseURL, "https://example.com/docs/"},
+		{"base_url", c.BaseURL, "https://www.sitemapd.test/docs/"},
 		{"sitemap_name", c.SitemapName, "map.xml"},
 		{"rule 0 changefreq", c.Pages.Rules[0].ChangeFreq, "daily"},
 		{"endpoint 1 kind", string(c.Notify.Endpoints[1].Kind), "ping"},
@@ -191,17 +193,39 @@ func TestPartNames(t *testing.T) {
 	}
 }
 
-// TestShippedConfig loads configs/sitemapd.yaml (with a root that exists
-// here): the file users start from must stay valid, and must not ship a
-// retired ping URL.
+// TestShippedConfig loads configs/sitemapd.yaml: as shipped it is refused
+// until root and base_url are set, naming both; once they are, it is
+// valid. It must not ship a retired ping URL, nor set state_dir (whose
+// default follows systemd's StateDirectory=).
 func TestShippedConfig(t *testing.T) {
 	data, err := os.ReadFile("../../configs/sitemapd.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(data), "root: /var/www/html", "root: "+t.TempDir(), 1)
-	if _, err := Load([]byte(s), "sitemapd.yaml"); err != nil {
-		t.Errorf("the shipped configuration is invalid: %v", err)
+	_, err = Load(data, "sitemapd.yaml")
+	lines := strings.Split(string(data), "\n")
+	line := func(key string) int {
+		return slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, key+":") }) + 1
+	}
+	for _, want := range []string{
+		fmt.Sprintf("sitemapd.yaml:%d: root: is required", line("root")),
+		fmt.Sprintf("sitemapd.yaml:%d: base_url: is required", line("base_url")),
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("as shipped: %v; want %q", err, want)
+		}
+	}
+	if strings.Count(err.Error(), "\n") != 1 {
+		t.Errorf("as shipped, more than root and base_url are wrong: %v", err)
+	}
+	s := strings.Replace(string(data), `root: ""`, "root: "+t.TempDir(), 1)
+	s = strings.Replace(s, `base_url: ""`, "base_url: https://www.sitemapd.test/", 1)
+	c, err := Load([]byte(s), "sitemapd.yaml")
+	if err != nil {
+		t.Fatalf("the shipped configuration with root and base_url set is invalid: %v", err)
+	}
+	if line("state_dir") != 0 || c.StateDir != DefaultStateDir() {
+		t.Errorf("it sets state_dir (line %d): %q", line("state_dir"), c.StateDir)
 	}
 	for _, retired := range []string{"google.com/ping", "bing.com/ping"} {
 		if strings.Contains(s, retired) {

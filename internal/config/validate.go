@@ -52,7 +52,7 @@ func (c *Config) validate(lines map[string]int) error {
 
 	// base_url
 	if c.BaseURL == "" {
-		bad("base_url", "is required: the URL the document root is served at, e.g. https://example.com/")
+		bad("base_url", "is required: the URL the document root is served at (your site's own, http or https)")
 	} else if u, err := url.Parse(c.BaseURL); err != nil {
 		bad("base_url", "%q is not a URL: %v", c.BaseURL, err)
 	} else if u.Scheme != "http" && u.Scheme != "https" {
