@@ -223,6 +223,10 @@ else
   chmod 644 "$work/site.yaml"
   recipe=$(sed -n '/^setfacl -R/,/{} +$/p' < <(zcat /usr/share/man/man8/sitemapd.8.gz | sed -e 's/\\-/-/g' -e 's/\\e/\\/g'))
   [ -n "$recipe" ] || fail "no setfacl recipe in the man page"
+  for l in 'setfacl -R -m u:sitemapd:rX /var/www/html' '-type d -exec setfacl -m u:sitemapd:rwx,d:u:sitemapd:rwx {} +'; do
+    grep -qF -- "$l" < <(sed -e ':a' -e '/\\$/{N;s/\\\n[[:space:]]*//;ba}' <<<"$recipe") && grep -qF -- "$l" "$top/README.md" ||
+      fail "the man page and README.md do not both give: $l"
+  done
   (cd "$work" && bash -euc "${recipe//\/var\/www\/html/$site}") || fail "the man page's recipe failed: $recipe"
   runuser -u sitemapd -- sitemapd build -config "$work/site.yaml" >"$work/build.log" 2>&1 ||
     { cat "$work/build.log" >&2; fail "sitemapd build as user sitemapd, after the recipe"; }
