@@ -198,14 +198,12 @@ if [ -d /run/systemd/system ]; then
   a=$(systemctl is-active sitemapd.service 2>/dev/null || true)
   [ "$a" = inactive ] || fail "sitemapd.service is $a after the install"
 fi
-# The configuration as shipped names no site yet: check refuses it.
-if out=$(sitemapd check -config /etc/sitemapd/sitemapd.yaml 2>&1); then
-  say "NOTE: the shipped configuration passes sitemapd check (issue 15 wants it refused until base_url is set)"
-else
-  rc=$?
-  [ "$rc" = 2 ] && grep -q base_url <<<"$out" || fail "check of the shipped config: exit $rc: $out"
-  say "the shipped configuration is refused: $(head -1 <<<"$out")"
-fi
+# The configuration as shipped names no site yet: check refuses it, naming
+# root and base_url, with exit status 2 (which the units do not restart).
+rc=0 && out=$(sitemapd check -config /etc/sitemapd/sitemapd.yaml 2>&1) || rc=$?
+[ "$rc" = 2 ] && grep -q 'root' <<<"$out" && grep -q 'base_url' <<<"$out" ||
+  fail "sitemapd check of the configuration as shipped: exit $rc, want 2 naming root and base_url: $out"
+say "the configuration as shipped is refused: $(tr '\n' ' ' <<<"$out")"
 say "installed files, conffile, user sitemapd ($uid), units, version, man page: as they should be; nothing enabled"
 
 # The man page's ACL recipe, on a docroot owned by root: sitemapd writes
