@@ -8,26 +8,27 @@
 # Runs `sitemapd build` on the same tree with the head rules off (the
 # baseline) and on, alternating, RUNS times each with a warm page cache,
 # each writing to its own output directory so that every measured run is a
-# rebuild with nothing to change. "on" reads every head (no state_dir, so
-# no head store); "on-stored" has the head store of its previous run, as a
-# build after a deploy that changed nothing does. Prints the medians of
+# rebuild with nothing to change. Each mode has its own state_dir under
+# $WORK. "on" reads every head: its state_dir is removed before each run,
+# so there is no page store; "on-stored" has the page store of its previous
+# run, as a build after a deploy that changed nothing does; "off" keeps its
+# store too, so it reads no page (with pages.lastmod: content, a build
+# without a store would read every page to hash it). Prints the medians of
 # wall time, CPU time and peak RSS, and the ratios to off. Target: on ≤ 2×
 # off.
 # shellcheck source=bench/common.sh
 source "$(dirname "$0")/common.sh"
 echo "generating $FILES files in $ROOT" >&2
 "$WORK/gentree" -files "$FILES" -pages real "$ROOT"
-mkdir -p "$WORK/state"
 for mode in off on on-stored; do
-  rules=true state="$WORK/no-state-dir"
+  rules=true
   [ "$mode" = off ] && rules=false
-  [ "$mode" = on-stored ] && state="$WORK/state"
   mkdir -p "$WORK/out-$mode"
   cat > "$WORK/$mode.yaml" <<YAML
 root: $ROOT
 output_dir: $WORK/out-$mode
 base_url: https://bench.example/
-state_dir: $state
+state_dir: $WORK/state-$mode
 pages: {noindex: $rules, canonical: $rules, hreflang: $rules}
 log: {level: error, format: json}
 YAML
@@ -39,6 +40,7 @@ find "$ROOT" -name '*.htm*' -print0 | xargs -0 cat > /dev/null
 {
   for _ in $(seq "$RUNS"); do
     for mode in off on on-stored; do
+      if [ "$mode" = on ]; then rm -rf "$WORK/state-on"; fi
       "$WORK/runstat" "heads-$mode" "$WORK/sitemapd" build -config "$WORK/$mode.yaml"
     done
   done

@@ -2,11 +2,14 @@
 // deterministic tree (same -seed, same tree) of pages and assets up to five
 // levels deep, with odd names and one directory of about 30,000 files.
 //
-// With -pages real, each HTML page is a page as site generators write them
-// (a head of some 2.5 KB: metas, stylesheets, an inline style, a canonical
-// link to itself and hreflang alternates; then 4 KB of body), and some are
-// left out by their heads: 2% say noindex, 3% name another canonical.
-// Otherwise every file is one line.
+// With -pages real (or -html real), each HTML page is a page as site
+// generators write them (a head of some 3 KB: metas, stylesheets, an inline
+// style, a canonical link to itself and hreflang alternates; then 4 KB of
+// body), and some are left out by their heads: 2% say noindex, 3% name
+// another canonical. Otherwise every file is one line.
+//
+// With -pages dense the tree has the page-dense shape of issue 13 instead
+// (dense.go): N files in N/100 directories, 70% HTML.
 package main
 
 import (
@@ -24,13 +27,24 @@ import (
 func main() {
 	files := flag.Int("files", 100_000, "number of files")
 	seed := flag.Uint64("seed", 1, "random seed")
-	pages := flag.String("pages", "tiny", "page content: tiny (one line) or real (a real head and body)")
+	pages := flag.String("pages", "tiny", "tiny: the default shape, one-line pages; real: the default shape, real-looking HTML pages; dense: the page-dense shape (issue 13)")
+	html := flag.String("html", "", "HTML page content: tiny (one line) or real (a real head and body); default real for -pages real, else tiny")
 	flag.Parse()
-	if flag.NArg() != 1 || (*pages != "tiny" && *pages != "real") {
-		fmt.Fprintln(os.Stderr, "usage: gentree [-files N] [-seed S] [-pages tiny|real] DIR")
+	if *html == "" {
+		*html = "tiny"
+		if *pages == "real" {
+			*html = "real"
+		}
+	}
+	if flag.NArg() != 1 || (*pages != "tiny" && *pages != "real" && *pages != "dense") || (*html != "tiny" && *html != "real") {
+		fmt.Fprintln(os.Stderr, "usage: gentree [-files N] [-seed S] [-pages tiny|real|dense] [-html tiny|real] DIR")
 		os.Exit(2)
 	}
-	if err := generate(flag.Arg(0), *files, *seed, *pages == "real"); err != nil {
+	gen := generate
+	if *pages == "dense" {
+		gen = generateDense
+	}
+	if err := gen(flag.Arg(0), *files, *seed, *html == "real"); err != nil {
 		fmt.Fprintln(os.Stderr, "gentree:", err)
 		os.Exit(1)
 	}

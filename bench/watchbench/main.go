@@ -3,7 +3,11 @@
 // (p50 and p99 over many changes, minus watch.settle), the CPU cost of one
 // change against a full build measured in the same run, how long a burst of
 // new files takes to converge against the full build's wall time, idle CPU,
-// and resident memory. bench/watch.sh drives it.
+// and resident memory. bench/watch.sh and bench/dense.sh drive it.
+//
+// Both the full build and the daemon start from an empty state_dir (-state,
+// emptied before each): the full build is a first build, which reads every
+// page, and so is the daemon's.
 package main
 
 import (
@@ -31,6 +35,9 @@ var (
 	idle      = flag.Duration("idle", 60*time.Second, "idle period to measure")
 	settle    = flag.Duration("settle", 500*time.Millisecond, "watch.settle")
 	pagesYAML = flag.String("pages", "{}", "the pages: section of the config, in YAML flow style (\"{noindex: false}\")")
+	stateDir  = flag.String("state", "", "state_dir, emptied before the full build and before the daemon starts (default watchbench-state beside the root)")
+	outputDir = flag.String("output", "", "output_dir (default: the root)")
+	jsonOut   = flag.String("json", "", "also write the figures to this file as one JSON object")
 )
 
 func main() {
@@ -48,14 +55,25 @@ type published struct {
 
 func run() error {
 	cfg := filepath.Join(filepath.Dir(*root), "watchbench.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(
-		"root: %s\nbase_url: https://bench.example/\npages: %s\nwatch: {settle: %s, max_delay: 5s, rescan: 0s}\nlog: {level: info, format: json}\n",
-		*root, *pagesYAML, *settle)), 0o644); err != nil {
+	if *stateDir == "" {
+		*stateDir = filepath.Join(filepath.Dir(*root), "watchbench-state")
+	}
+	yaml := fmt.Sprintf(
+		"root: %q\nbase_url: https://bench.example/\nstate_dir: %q\npages: %s\nwatch: {settle: %s, max_delay: 5s, rescan: 0s}\nlog: {level: info, format: json}\n",
+		*root, *stateDir, *pagesYAML, *settle)
+	if *outputDir != "" {
+		yaml += fmt.Sprintf("output_dir: %q\n", *outputDir)
+	}
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		return err
 	}
 
-	// The baseline: one full build (as a separate process, outputs removed).
+	// The baseline: one full build (as a separate process, outputs and
+	// state removed).
 	removeOutputs()
+	if err := emptyDir(*stateDir); err != nil {
+		return err
+	}
 	start := time.Now()
 	b := exec.Command(*bin, "build", "-config", cfg)
 	if out, err := b.CombinedOutput(); err != nil {
@@ -65,6 +83,9 @@ func run() error {
 	ru := b.ProcessState.SysUsage().(*syscall.Rusage)
 	fullCPU := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 
+	if err := emptyDir(*stateDir); err != nil {
+		return err
+	}
 	d := exec.Command(*bin, "run", "-config", cfg)
 	stderr, _ := d.StderrPipe()
 	if err := d.Start(); err != nil {
@@ -123,7 +144,7 @@ func run() error {
 	marker := filepath.Join(*root, "zz-marker.html")
 	os.WriteFile(marker, nil, 0o644)
 	written := time.Since(t0) // how fast this machine writes: not the daemon's doing
-	for !strings.Contains(readFile(filepath.Join(*root, "sitemap.xml")), "zz-marker.html") {
+	for !strings.Contains(readFile(filepath.Join(outRoot(), "sitemap.xml")), "zz-marker.html") {
 		if time.Since(t0) > 10*time.Minute {
 			return fmt.Errorf("burst did not converge")
 		}
@@ -155,7 +176,38 @@ func run() error {
 	fmt.Printf("idle cpu over %v: %.3f s (%.3f%% of one core)\n", *idle, idleCPU.Seconds(), 100*idleCPU.Seconds()/idle.Seconds())
 	fmt.Printf("resident memory: %.1f MiB after the first build, %.1f MiB at the end, peak %.1f MiB (%.0f bytes per file)\n",
 		kib(rssStart), kib(rssEnd), kib(hwm), float64(rssEnd*1024)/float64(files))
+	if *jsonOut != "" {
+		b, _ := json.Marshal(map[string]any{
+			"files": files, "pages": len(pages), "changes": len(lat), "settle_ms": ms(*settle),
+			"full_wall_s": fullWall.Seconds(), "full_cpu_s": fullCPU.Seconds(),
+			"p50_ms": ms(q(0.5)), "p99_ms": ms(q(0.99)), "max_ms": ms(lat[len(lat)-1]),
+			"cpu_per_change_ms": ms(perChange), "full_cpu_per_change": float64(fullCPU) / float64(perChange),
+			"burst": *burst, "burst_after_last_write_s": (converge - written).Seconds(),
+			"idle_s": idle.Seconds(), "idle_cpu_s": idleCPU.Seconds(),
+			"rss_first_build_mib": kib(rssStart), "rss_rest_mib": kib(rssEnd), "rss_peak_mib": kib(hwm),
+			"rest_bytes_per_file": float64(rssEnd*1024) / float64(files),
+		})
+		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// outRoot is where the root's sitemaps are written.
+func outRoot() string {
+	if *outputDir != "" {
+		return *outputDir
+	}
+	return *root
+}
+
+// emptyDir makes dir an empty directory.
+func emptyDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
@@ -178,6 +230,10 @@ func waitChange(pubs <-chan published) error {
 func readFile(p string) string { b, _ := os.ReadFile(p); return string(b) }
 
 func removeOutputs() {
+	if *outputDir != "" {
+		emptyDir(*outputDir)
+		return
+	}
 	filepath.WalkDir(*root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "sitemap") {
 			os.Remove(p)
