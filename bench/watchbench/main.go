@@ -159,7 +159,8 @@ func run() error {
 	idleCPU := procCPU(d.Process.Pid) - c0
 
 	rssEnd := procStatus(d.Process.Pid, "VmRSS")
-	hwm := procStatus(d.Process.Pid, "VmHWM")
+	// VmHWM is updated lazily: the peak is at least what was seen.
+	hwm := max(procStatus(d.Process.Pid, "VmHWM"), rssStart, rssEnd)
 	d.Process.Signal(syscall.SIGTERM)
 	d.Wait()
 	os.RemoveAll(filepath.Join(*root, "burst"))
