@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/daemon"
+	"github.com/sitemapd/sitemapd/internal/lock"
 )
 
 // cmdRun is `sitemapd run`: the daemon, until a signal stops it.
@@ -46,9 +48,28 @@ func cmdRun(args []string, stderr io.Writer) int {
 
 	d := daemon.New(daemon.Options{
 		ConfigPath: path, Reload: reload, Version: versionString(),
-		Lifecycle: systemdNotifier{log}, Watchdog: watchdogInterval(log),
+		Lifecycle: systemdNotifier{log}, Watchdog: watchdogTimeout(log),
 	}, log)
-	if err := d.Run(ctx); err != nil {
+	err := d.Run(ctx)
+	var held *lock.HeldError
+	switch {
+	case errors.As(err, &held):
+		// Another daemon serves this tree: retrying cannot help (a build
+		// in the way was waited for), and a restart loop would only fill
+		// the journal. Exit 2, which the units do not restart
+		// (RestartPreventExitStatus=2), as for a configuration that
+		// cannot work: two configurations claim one tree.
+		log.Error("not started: "+err.Error(), zap.Int("holder_pid", held.Holder.PID))
+		return ExitUsage
+	case errors.Is(err, daemon.ErrNothingPublished):
+		log.Error("stopped: the first build wrote nothing; not ready")
+		for _, e := range splitErrors(err) {
+			if e != daemon.ErrNothingPublished {
+				log.Error("build problem", zap.Error(e))
+			}
+		}
+		return ExitFailure
+	case err != nil:
 		log.Error("stopped", zap.Error(err))
 		return ExitFailure
 	}

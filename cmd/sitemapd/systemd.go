@@ -27,16 +27,21 @@ func (n systemdNotifier) Reloading() {
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	n.send(fmt.Sprintf("%s\nMONOTONIC_USEC=%d", sd.SdNotifyReloading, ts.Nano()/1000))
 }
-func (n systemdNotifier) Stopping() { n.send(sd.SdNotifyStopping) }
-func (n systemdNotifier) Alive()    { n.send(sd.SdNotifyWatchdog) }
+func (n systemdNotifier) Stopping()       { n.send(sd.SdNotifyStopping) }
+func (n systemdNotifier) Alive()          { n.send(sd.SdNotifyWatchdog) }
+func (n systemdNotifier) Status(s string) { n.send("STATUS=" + s) }
+func (n systemdNotifier) ExtendTimeout(d time.Duration) {
+	n.send(fmt.Sprintf("EXTEND_TIMEOUT_USEC=%d", d.Microseconds()))
+}
 
-// watchdogInterval is how often to tell systemd the main loop is alive:
-// half of WatchdogSec, or 0 when the unit sets none.
-func watchdogInterval(log *zap.Logger) time.Duration {
+// watchdogTimeout is the unit's WatchdogSec (WATCHDOG_USEC, when
+// WATCHDOG_PID is unset or ours), or 0 when it sets none. The daemon
+// sends keep-alives at a quarter of it, while it shows signs of life.
+func watchdogTimeout(log *zap.Logger) time.Duration {
 	d, err := sd.SdWatchdogEnabled(false)
 	if err != nil {
 		log.Warn("bad systemd watchdog settings; not sending keep-alives", zap.Error(err))
 		return 0
 	}
-	return d / 2
+	return d
 }

@@ -8,13 +8,16 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -22,6 +25,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -57,18 +61,32 @@ type Options struct {
 	// Version is named in the User-Agent of notifications and in metrics.
 	Version string
 	// Lifecycle, if set, is told when the daemon is ready, reloading and
-	// stopping, and, every Watchdog, that its main loop is alive.
+	// stopping, what it is doing, and that it is alive (see keeper).
 	Lifecycle Lifecycle
-	Watchdog  time.Duration
+	// Watchdog is systemd's WatchdogSec (WATCHDOG_USEC): how long systemd
+	// waits for a keep-alive before it kills the daemon. 0: no watchdog.
+	Watchdog time.Duration
 }
 
 // Lifecycle is told of the daemon's state changes: systemd's sd_notify
-// (READY=1, RELOADING=1, STOPPING=1, WATCHDOG=1).
+// (READY=1, RELOADING=1, STOPPING=1, WATCHDOG=1, STATUS=,
+// EXTEND_TIMEOUT_USEC=). Its methods are called from more than one
+// goroutine, never at once.
 type Lifecycle interface {
 	Ready()     // the first build after a start or reload is published
 	Reloading() // a new configuration is being applied
 	Stopping()
-	Alive() // sent from the main loop: a stuck loop stops sending it
+	// Alive is sent while the daemon shows signs of life: its main loop
+	// waiting for work, or a publish making progress. A stuck loop or a
+	// stalled publish stops sending it.
+	Alive()
+	// Status says what the daemon is doing, in one line: "scanning:
+	// 412,000 entries", "published 1,203 groups, 52,340 URLs; waiting for
+	// changes", "degraded: …" (the /healthz reason).
+	Status(string)
+	// ExtendTimeout asks for d more before the start (or reload) times
+	// out; sent with Alive while starting, so only while making progress.
+	ExtendTimeout(d time.Duration)
 }
 
 // Daemon is a running sitemapd.
@@ -76,7 +94,22 @@ type Daemon struct {
 	opts    Options
 	log     *zap.Logger
 	metrics *metrics.Metrics
+	health  http.Handler // d.metrics's, for the status line
+	lastErr error        // of the last publish
+	keeper  *keeper      // nil without a Lifecycle
+	me      lock.Holder  // written in the lock files
+	locks   *lock.Set    // of the configuration served
+
+	// What the status line says was published: the last full build's
+	// groups, and its URLs plus those added since less those removed.
+	groups, urls int
 }
+
+// ErrNothingPublished is returned by Run when the first build after the
+// start wrote nothing at all (every write failed: the output directory is
+// not writable, or foreign files are in the way of every sitemap). A
+// daemon that would serve nothing must not look started.
+var ErrNothingPublished = errors.New("the first build published nothing")
 
 // New returns a daemon; Run starts it.
 func New(opts Options, log *zap.Logger) *Daemon {
@@ -86,7 +119,14 @@ func New(opts Options, log *zap.Logger) *Daemon {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Daemon{opts: opts, log: log, metrics: metrics.New(opts.Version)}
+	d := &Daemon{opts: opts, log: log, metrics: metrics.New(opts.Version)}
+	d.health = d.metrics.Handler()
+	if opts.Lifecycle != nil {
+		d.keeper = newKeeper(opts.Lifecycle, opts.Watchdog)
+	}
+	abs, _ := filepath.Abs(opts.ConfigPath)
+	d.me = lock.Holder{PID: os.Getpid(), Command: "run", Config: abs}
+	return d
 }
 
 // Run loads the configuration and serves until ctx is canceled, then
@@ -94,11 +134,35 @@ func New(opts Options, log *zap.Logger) *Daemon {
 // returned at once); later invalid ones are logged and ignored. A publish in
 // progress when ctx is canceled is finished or abandoned without leaving
 // partial files.
-func (d *Daemon) Run(ctx context.Context) error {
+//
+// One daemon serves an output tree and a state directory: Run locks both
+// (package lock) and returns a *lock.HeldError naming the process in the
+// way, if any; a `sitemapd build` in the way is waited for. If the first
+// build writes nothing at all, Run returns ErrNothingPublished with the
+// reasons, and the Lifecycle is never told Ready.
+func (d *Daemon) Run(ctx context.Context) (err error) {
+	if d.keeper != nil {
+		kctx, stopKeeper := context.WithCancel(ctx)
+		defer stopKeeper()
+		go d.keeper.run(kctx)
+	}
 	cfg, sum, err := load(d.opts.ConfigPath)
 	if err != nil {
 		return err
 	}
+	d.keeper.set("starting")
+	d.locks, err = lock.TakeAll(ctx, cfg, d.me, lock.Options{Wait: func(h *lock.HeldError) {
+		d.log.Info("waiting for another sitemapd to finish", zap.Stringer("holder", h.Holder), zap.String("dir", h.Dir))
+		d.keeper.set("waiting for " + h.Holder.String() + " to finish")
+	}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer func() { d.locks.Close() }()
+	d.keeper.beat()
 	cfgEvents, stopCfgWatch := d.watchConfig()
 	defer stopCfgWatch()
 	if cfg.Listen != "" {
@@ -107,15 +171,26 @@ func (d *Daemon) Run(ctx context.Context) error {
 			return fmt.Errorf("listen: %w", err)
 		}
 	}
-	defer d.lifecycle(Lifecycle.Stopping)
+	defer func() {
+		if err != nil {
+			d.keeper.set("failed: " + err.Error())
+		} else {
+			d.keeper.set("stopping")
+		}
+		d.lifecycle(Lifecycle.Stopping)
+	}()
+	first := true
 	for {
-		end, next, err := d.serve(ctx, cfg, sum, cfgEvents)
+		end, next, err := d.serve(ctx, cfg, sum, cfgEvents, first)
 		if err != nil || end == stopped {
 			return err
 		}
+		first = false
+		d.keeper.setStarting(true)
 		d.lifecycle(Lifecycle.Reloading)
 		if end == reloaded {
 			d.log.Info("configuration reloaded; rebuilding", zap.String("config", d.opts.ConfigPath))
+			d.keeper.set("reloading")
 			cfg, sum = next, sha256.Sum256(mustRead(d.opts.ConfigPath))
 		}
 	}
@@ -186,14 +261,24 @@ const (
 // serve runs one configuration until ctx is done, a valid new configuration
 // is loaded (it is returned with reloaded), or the document root was
 // replaced.
-func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}) (ending, *config.Config, error) {
+//
+// first is the first configuration served since the start: if its first
+// build writes nothing at all, serve fails with ErrNothingPublished.
+func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}, first bool) (ending, *config.Config, error) {
 	led := &ledger{}
-	eng, err := build.New(cfg, d.log, build.WithChanges(), build.WithWriteAhead(led.owe))
+	prog := newEngineProgress(d.log, d.keeperTick()/2)
+	eng, err := build.New(cfg, prog.log, append(prog.opts, build.WithChanges(), build.WithWriteAhead(led.owe))...)
 	if err != nil {
 		return stopped, nil, err
 	}
 	defer eng.Close()
 	led.eng = eng
+	if d.keeper != nil {
+		src := prog.source(eng)
+		d.keeper.progress.Store(&src)
+		defer d.keeper.progress.Store(nil)
+	}
+	d.keeper.beat()
 
 	// Watch before the first build, so nothing changed during it is missed.
 	w, err := watch.New(watch.Options{
@@ -225,6 +310,7 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	}
 	defer notifier.Close()
 	led.notifier = notifier
+	d.keeper.beat()
 	nctx, stopNotify := context.WithCancel(ctx)
 	notifyDone := make(chan error, 1)
 	go func() { notifyDone <- notifier.Run(nctx) }()
@@ -248,8 +334,13 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	defer retry.stop()
 	var due dueTimer
 	defer due.stop()
-	publish := func(why Trigger, run func() (*build.Report, error)) {
-		d.publish(eng, led, why, run)
+	publish := func(why Trigger, run func() (*build.Report, error)) bool {
+		if why.Full() {
+			prog.walkStarts()
+			d.keeper.scan()
+		}
+		landed := d.publish(eng, led, why, run)
+		d.keeper.beat()
 		due.set(eng.Due())
 		if failed := eng.Failed(); len(failed) > 0 {
 			if delay, armed := retry.arm(); armed {
@@ -258,12 +349,24 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		} else {
 			retry.reset()
 		}
+		d.setStatus()
+		return landed
 	}
-	publish(InitialBuild, func() (*build.Report, error) { return eng.Build(ctx) })
+	if !publish(InitialBuild, func() (*build.Report, error) { return eng.Build(ctx) }) {
+		switch {
+		case ctx.Err() != nil:
+			return stopped, nil, nil
+		case first:
+			return stopped, nil, fmt.Errorf("%w: %w", ErrNothingPublished, d.lastErr)
+		}
+	}
+	d.keeper.setStarting(false)
 	d.lifecycle(Lifecycle.Ready)
+	// The main loop beats while it waits for work, and the status is
+	// brought up to date (/healthz may change between publishes).
 	var alive <-chan time.Time
-	if d.opts.Watchdog > 0 {
-		t := time.NewTicker(d.opts.Watchdog)
+	if d.keeper != nil {
+		t := time.NewTicker(d.keeperTick())
 		defer t.Stop()
 		alive = t.C
 	}
@@ -286,8 +389,12 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 			return stopped, nil, fmt.Errorf("watcher stopped: %w", err)
 		case b := <-batches:
 			if b.RootChanged {
-				// The engine holds the old directory open: start afresh.
+				// The engine holds the old directory open: start afresh,
+				// holding the new one's lock.
 				d.log.Info("document root replaced; restarting on the new one", zap.String("root", cfg.Root))
+				if err := d.locks.Renew(d.me); err != nil {
+					return stopped, nil, err
+				}
 				return rootReplaced, nil, nil
 			}
 			switch {
@@ -302,7 +409,8 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 		case <-rescan:
 			publish(PeriodicRescan, func() (*build.Report, error) { return eng.Build(ctx) })
 		case <-alive:
-			d.lifecycle(Lifecycle.Alive)
+			d.keeper.beat()
+			d.setStatus()
 		case <-retry.c:
 			retry.fired()
 			publish(Retry, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
@@ -310,11 +418,11 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 			due.fired()
 			publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
 		case <-d.opts.Reload:
-			if next := d.reload(sum); next != nil {
+			if next := d.reload(ctx, sum); next != nil {
 				return reloaded, next, nil
 			}
 		case <-cfgEvents:
-			if next := d.reload(sum); next != nil {
+			if next := d.reload(ctx, sum); next != nil {
 				return reloaded, next, nil
 			}
 		}
@@ -342,8 +450,10 @@ func robotsTouched(b watch.Batch) bool {
 }
 
 // reload loads the config file again; it returns the new configuration if
-// it is valid and different, nil otherwise.
-func (d *Daemon) reload(current [32]byte) *config.Config {
+// it is valid and different, nil otherwise. The locks the new one needs
+// are taken (another output root or state directory); if another process
+// holds them, the old configuration stays.
+func (d *Daemon) reload(ctx context.Context, current [32]byte) *config.Config {
 	cfg, sum, err := load(d.opts.ConfigPath)
 	switch {
 	case err != nil:
@@ -352,16 +462,72 @@ func (d *Daemon) reload(current [32]byte) *config.Config {
 	case bytes.Equal(sum[:], current[:]):
 		return nil
 	}
+	locks, err := lock.TakeAll(ctx, cfg, d.me, lock.Options{Keep: d.locks})
+	if err != nil {
+		d.log.Error("new configuration cannot be served; keeping the old one", zap.Error(err))
+		return nil
+	}
+	d.locks.Close() // what the new one does not need
+	d.locks = locks
 	return cfg
 }
 
+// keeperTick is how often the main loop beats and refreshes the status.
+func (d *Daemon) keeperTick() time.Duration {
+	if d.keeper == nil {
+		return progressLogEvery
+	}
+	return d.keeper.tick
+}
+
+// setStatus says what the daemon is doing now that no publish runs: the
+// /healthz reason if it is unhealthy, what is published otherwise.
+func (d *Daemon) setStatus() {
+	if d.keeper == nil {
+		return
+	}
+	if reason := d.healthReason(); reason != "" {
+		d.keeper.set("degraded: " + reason)
+		return
+	}
+	d.keeper.set(fmt.Sprintf("published %s, %s; waiting for changes",
+		plural(d.groups, "group"), plural(d.urls, "URL")))
+}
+
+func plural(n int, what string) string {
+	if n != 1 {
+		what += "s"
+	}
+	return commas(int64(n)) + " " + what
+}
+
+// healthReason is why /healthz says unhealthy, "" when it says ok.
+func (d *Daemon) healthReason() string {
+	rec := httptest.NewRecorder()
+	d.health.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if rec.Code == http.StatusOK {
+		return ""
+	}
+	var h struct {
+		Reason string `json:"reason"`
+	}
+	if json.Unmarshal(rec.Body.Bytes(), &h) != nil || h.Reason == "" {
+		return "unhealthy (HTTP " + strconv.Itoa(rec.Code) + ")"
+	}
+	return h.Reason
+}
+
 // publish runs one build and logs and reports its outcome. Errors are
-// logged, never fatal: the daemon keeps serving what it has.
-func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func() (*build.Report, error)) {
+// logged, never fatal: the daemon keeps serving what it has. It reports
+// whether anything of it is on disk: a file written, or found right
+// already, or a publish that failed nowhere; or one the shrink guard
+// refused (what was published stays). Otherwise d.lastErr says why.
+func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func() (*build.Report, error)) (landed bool) {
 	led.initial, led.indexes = why == InitialBuild, nil
 	rep, err := run()
+	d.lastErr = err
 	if errors.Is(err, context.Canceled) {
-		return
+		return false
 	}
 	if rep != nil {
 		urls := -1
@@ -382,12 +548,20 @@ func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 		if d.opts.OnIdle != nil {
 			d.opts.OnIdle(*rep)
 		}
-		return
+		return true
 	case err != nil:
 		d.log.Error("publish incomplete", zap.Stringer("trigger", why), zap.Error(err))
 	}
 	if rep == nil {
-		return
+		return false
+	}
+	landed = err == nil || len(rep.Written) > 0 || rep.Unchanged > 0
+	if why.Full() {
+		d.groups, d.urls = rep.Groups, rep.URLs
+	} else {
+		// Between full builds, counted from the pages each publish
+		// adds and removes.
+		d.urls += len(rep.Changes.Added) - len(rep.Changes.Removed)
 	}
 	c := rep.Changes
 	d.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
@@ -419,6 +593,7 @@ func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 	if d.opts.OnIdle != nil {
 		d.opts.OnIdle(*rep)
 	}
+	return landed
 }
 
 // ledger records what search engines are owed by a publish before its
