@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +19,18 @@ type child struct {
 	cmd    *exec.Cmd
 	stderr logBuffer
 	conn   *net.UnixConn
+
+	mu     sync.Mutex
+	msgs   []notifyMsg   // every message, as it came
+	next   int           // the first message expect has not looked at
+	more   chan struct{} // signaled when a message comes
+	closed bool          // the socket is closed: no more will
+}
+
+// notifyMsg is one sd_notify datagram and when it came.
+type notifyMsg struct {
+	at   time.Time
+	text string
 }
 
 // logBuffer is the child's log, safe to read while the child writes it.
@@ -43,18 +56,35 @@ func (b *logBuffer) String() string {
 // log shown if the test failed.
 func startChild(t *testing.T, cfg string, env ...string) *child {
 	t.Helper()
+	return startChildAs(t, cfg, false, env...)
+}
+
+// startChildAs is startChild; with watchdogPID, WATCHDOG_PID is set to
+// the child's own PID, as systemd sets it (through a shell that execs the
+// child, so that the PID is known before it starts).
+func startChildAs(t *testing.T, cfg string, watchdogPID bool, env ...string) *child {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "notify.sock")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{conn: conn, cmd: exec.Command(os.Args[0], "-test.run=^$")}
+	c := &child{conn: conn, more: make(chan struct{}, 1)}
+	if watchdogPID {
+		c.cmd = exec.Command("/bin/sh", "-c", `WATCHDOG_PID=$$ exec "$0" "$@"`, os.Args[0], "-test.run=^$")
+	} else {
+		c.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	}
 	c.cmd.Env = append(append(os.Environ(), "SITEMAPD_CLI_ARGS=run\n-config\n"+cfg, "NOTIFY_SOCKET="+sock), env...)
 	c.cmd.Stderr = &c.stderr
 	if err := c.cmd.Start(); err != nil {
 		conn.Close()
 		t.Fatal(err)
 	}
+	// Read every message as it comes: the socket's queue is short (10
+	// datagrams by default), and a child whose messages nobody reads
+	// blocks in sd_notify.
+	go c.read()
 	t.Cleanup(func() {
 		c.cmd.Process.Kill()
 		c.cmd.Wait()
@@ -66,18 +96,67 @@ func startChild(t *testing.T, cfg string, env ...string) *child {
 	return c
 }
 
-// expect waits for a notify message that starts with want and returns it.
-func (c *child) expect(t *testing.T, want string) string {
-	t.Helper()
+func (c *child) read() {
 	buf := make([]byte, 4096)
 	for {
-		c.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 		n, err := c.conn.Read(buf)
+		c.mu.Lock()
 		if err != nil {
-			t.Fatalf("waiting for %q: %v", want, err)
+			c.closed = true
+		} else {
+			c.msgs = append(c.msgs, notifyMsg{time.Now(), string(buf[:n])})
 		}
-		if msg := string(buf[:n]); strings.HasPrefix(msg, want) {
-			return msg
+		c.mu.Unlock()
+		select {
+		case c.more <- struct{}{}:
+		default:
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// messages returns every message so far.
+func (c *child) messages() []notifyMsg {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]notifyMsg(nil), c.msgs...)
+}
+
+// expect waits for a notify message that starts with want, after those
+// expect already returned or skipped, and returns it.
+func (c *child) expect(t *testing.T, want string) string {
+	t.Helper()
+	msg, err := c.await(want, 30*time.Second)
+	if err != nil {
+		t.Fatalf("waiting for %q: %v", want, err)
+	}
+	return msg
+}
+
+// await is expect returning an error.
+func (c *child) await(want string, timeout time.Duration) (string, error) {
+	deadline := time.After(timeout)
+	for {
+		c.mu.Lock()
+		for c.next < len(c.msgs) {
+			m := c.msgs[c.next]
+			c.next++
+			if strings.HasPrefix(m.text, want) {
+				c.mu.Unlock()
+				return m.text, nil
+			}
+		}
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			return "", errors.New("notify socket closed")
+		}
+		select {
+		case <-c.more:
+		case <-deadline:
+			return "", errors.New("timed out")
 		}
 	}
 }
