@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 
@@ -75,4 +76,36 @@ func cmdRun(args []string, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return ExitOK
+}
+
+// lockTree takes the output tree and state directory of s's configuration
+// for a command that writes them other than run (whose daemon takes them
+// itself, and keeps them across reloads): `sitemapd build`. Another build
+// in the way is waited for: it ends, and this one's result is the newer.
+// A daemon in the way refuses it with exit 2: it keeps the sitemaps
+// current already, and two writers would each undo the other's view of
+// what is published (its memory, the page store, the text record); the
+// message names it. Waiting for it instead would wait forever.
+//
+// It returns a function releasing the locks, or nil and the exit status.
+func lockTree(s session, command string) (release func(), status int) {
+	abs, _ := filepath.Abs(s.path)
+	me := lock.Holder{PID: os.Getpid(), Command: command, Config: abs}
+	locks, err := lock.TakeAll(s.ctx, s.cfg, me, lock.Options{Wait: func(h *lock.HeldError) {
+		s.log.Info("waiting for "+h.Holder.String()+" to finish", zap.String("dir", h.Dir))
+	}})
+	var held *lock.HeldError
+	switch {
+	case errors.As(err, &held):
+		s.log.Error(err.Error()+"; it keeps the sitemaps current: stop it to "+command+" by hand",
+			zap.Int("holder_pid", held.Holder.PID))
+		return nil, ExitUsage
+	case s.ctx.Err() != nil:
+		s.log.Warn("interrupted while waiting for another sitemapd")
+		return nil, ExitFailure
+	case err != nil:
+		s.log.Error("cannot start", zap.Error(err))
+		return nil, ExitFailure
+	}
+	return func() { locks.Close() }, ExitOK
 }
