@@ -111,6 +111,10 @@ func Acquire(path, dir string, me Holder) (*Lock, error) {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
 	if writable {
+		// Readable by all, whatever the umask: another user's sitemapd
+		// must be able to open it to meet the lock (and read whose it
+		// is) rather than fail on it.
+		_ = f.Chmod(0o644)
 		// Who holds it, for the next one to name. Not fatal: the lock
 		// is what counts.
 		_ = f.Truncate(0)
