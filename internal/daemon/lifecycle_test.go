@@ -283,3 +283,42 @@ func TestWaitsForBuild(t *testing.T) {
 	b.Close()
 	rec.wait(t, "READY", has("READY"))
 }
+
+// TestReloadMeetsLock: a new configuration whose output root another
+// sitemapd holds is not applied (the old one goes on serving, holding its
+// locks); once it is free, the next edit applies it and the old tree's
+// lock is let go.
+func TestReloadMeetsLock(t *testing.T) {
+	cfg, root := site(t, "", map[string]string{"index.html": "<title>a</title>"})
+	root2 := filepath.Join(t.TempDir(), "root2")
+	os.MkdirAll(root2, 0o755)
+	os.WriteFile(filepath.Join(root2, "b.html"), []byte("b"), 0o644)
+	other, err := lock.Acquire(filepath.Join(root2, lock.OutputName), root2, lock.Holder{PID: 77, Command: "run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, _ := runDaemon(t, cfg, 0)
+	rec.wait(t, "READY", has("READY"))
+	body, _ := os.ReadFile(cfg)
+	moved := strings.Replace(string(body), "root: root", "root: "+root2, 1)
+	os.WriteFile(cfg, []byte(moved), 0o644)
+	time.Sleep(time.Second)
+	if has("RELOADING")(rec.snapshot()) {
+		t.Fatal("reloaded onto a tree another sitemapd holds")
+	}
+	if _, err := lock.Acquire(filepath.Join(root, lock.OutputName), root, lock.Holder{}); err == nil {
+		t.Fatal("the old tree's lock was let go")
+	}
+	other.Close()
+	os.WriteFile(cfg, []byte(moved+"# again\n"), 0o644)
+	rec.wait(t, "the reload", func(es []event) bool {
+		all := strings.Join(rec.statuses(), "\n")
+		i := strings.Index(all, "RELOADING\nSTATUS=reloading\nSTATUS=scanning: ")
+		return i >= 0 && strings.Contains(all[i:], "\nSTATUS=published 1 group, 1 URL; waiting for changes\nREADY")
+	})
+	l, err := lock.Acquire(filepath.Join(root, lock.OutputName), root, lock.Holder{})
+	if err != nil {
+		t.Fatalf("the old tree stays locked: %v", err)
+	}
+	l.Close()
+}
