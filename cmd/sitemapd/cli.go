@@ -230,6 +230,15 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	}
 	defer s.stop()
 	cfg, log, ctx := s.cfg, s.log, s.ctx
+	if !f.dryRun {
+		// A dry run writes nothing, not even a lock file: it may run
+		// beside a daemon or another build.
+		release, status := lockTree(s, "build")
+		if release == nil {
+			return status
+		}
+		defer release()
+	}
 
 	var opts []build.Option
 	if f.force {

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/sitemapd/sitemapd/internal/lock"
 )
 
 // listing is every file and directory below dir with its mode, size,
@@ -90,6 +93,28 @@ func TestBuildDryRun(t *testing.T) {
 	if code, out, _ := runCLI("build", "-config", cfg, "-dry-run"); code != ExitOK || !strings.Contains(out, "No file would change.\n") {
 		t.Errorf("after the build: exit %d:\n%s", code, out)
 	}
+
+	// A dry run takes no lock: it neither waits for a build holding the
+	// tree nor writes a lock file.
+	held, err := lock.Acquire(filepath.Join(root, lock.OutputName), root, lock.Holder{PID: 12345, Command: "build", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = listing(t, top)
+	done := make(chan int, 1)
+	go func() { code, _, _ := runCLI("build", "-config", cfg, "-dry-run"); done <- code }()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Errorf("dry run beside a build: exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dry run waits for the build holding the tree")
+	}
+	if after := listing(t, top); after != before {
+		t.Errorf("the dry run beside a build changed the disk:\n%s\n%s", before, after)
+	}
+	held.Close()
 
 	// The shrink guard's refusal, as the build would meet it.
 	os.WriteFile(filepath.Join(root, "robots.txt"), []byte("User-agent: *\nDisallow: /\n"), 0o644)
