@@ -1,0 +1,391 @@
+package head
+
+import (
+	"bytes"
+
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// collected is what the tokens of a head say, in document order, until
+// the head ends: both readers gather it the same way, and finish makes an
+// Info of it.
+type collected struct {
+	info    Info // NoIndex, Truncated and the problems found so far
+	base    string
+	hasBase bool
+	canon   []string
+	alts    []Alternate
+	// The first meta refresh that parses: refreshed is set by it, as
+	// a browser's "will declaratively refresh", and later ones are
+	// ignored. redirect is its URL, unresolved, if it is one to
+	// follow at once; afterBase says whether a <base href> came
+	// before it (a browser resolves the URL as the element is
+	// inserted, against the base URL of that moment).
+	refreshed, toRedirect, afterBase bool
+	redirect                         string
+	// The modification dates: the first non-empty content of each
+	// date meta (by dateMetas), and the JSON-LD nodes that have a
+	// dateModified, in document order.
+	dated [len(dateMetas)]string
+	ld    []ldNode
+	// ldLater are JSON-LD scripts known to be JSON whose nodes are read
+	// only if no meta gives a date: read, they come after those of ld.
+	ldLater [][]byte
+}
+
+// meta takes in a <meta> of the head.
+func (c *collected) meta(a tagAttrs) {
+	if slices.ContainsFunc(robotsNames, func(n string) bool { return strings.EqualFold(strings.Trim(a.name, htmlSpace), n) }) {
+		c.info.NoIndex = c.info.NoIndex || noindex(a.content)
+	}
+	if a.dateMeta > 0 {
+		if i := a.dateMeta - 1; c.dated[i] == "" {
+			c.dated[i] = strings.Trim(a.content, htmlSpace)
+		}
+	}
+	// http-equiv is an enumerated attribute: its keyword
+	// matches in any case, but without trimming.
+	if !c.refreshed && a.has&hasHTTPEquiv != 0 && strings.EqualFold(a.httpEquiv, "refresh") {
+		if delay, u, hasURL, ok := parseRefresh(a.content); ok {
+			c.refresh(delay, u, hasURL)
+		}
+	}
+}
+
+// refresh takes in the first meta refresh that parses.
+func (c *collected) refresh(delay int, u string, hasURL bool) {
+	c.refreshed = true
+	if delay <= 1 && hasURL {
+		c.toRedirect, c.redirect, c.afterBase = true, u, c.hasBase
+	}
+}
+
+// baseTag takes in a <base> of the head.
+func (c *collected) baseTag(a tagAttrs) {
+	if a.has&hasHref != 0 && !c.hasBase {
+		c.base, c.hasBase = a.href, true
+	}
+}
+
+// link takes in a <link> of the head.
+func (c *collected) link(a tagAttrs) {
+	if a.has&hasHref == 0 {
+		return
+	}
+	rel := strings.Fields(strings.ToLower(a.rel))
+	if slices.Contains(rel, "canonical") {
+		c.canon = append(c.canon, a.href)
+	}
+	if a.has&hasHreflang != 0 && slices.Contains(rel, "alternate") {
+		c.alts = append(c.alts, Alternate{Lang: strings.Trim(a.hreflang, htmlSpace), Href: a.href})
+	}
+}
+
+// noscript takes in the content of a <noscript> of the head (not in a
+// template): what a browser without scripts reads. A redirect stub for it
+// is one for crawlers that run no scripts, and the ones that do meet a
+// script sending them the same way (sphinx-reredirects writes both).
+func (c *collected) noscript(content []byte) {
+	if c.refreshed {
+		return
+	}
+	if delay, u, hasURL, ok := noscriptRefresh(content); ok {
+		c.refresh(delay, u, hasURL)
+	}
+}
+
+// jsonLD takes in the content of a JSON-LD script of the head.
+func (c *collected) jsonLD(src []byte) {
+	var err error
+	if c.ld, err = readLD(src, c.ld); err != nil {
+		c.info.Problems = append(c.info.Problems, fmt.Sprintf("JSON-LD script ignored: %v", err))
+	}
+}
+
+// jsonLDLater is jsonLD for a script whose nodes may not be needed: it
+// says at once if the script is not JSON (as jsonLD does: readLD fails
+// exactly then), and keeps it for finish to read if no meta gives a date.
+// It is for readers that keep all scripts this way (ld empty).
+func (c *collected) jsonLDLater(src []byte) {
+	src = bytes.Trim(src, " \t\n\r")
+	switch {
+	case len(src) == 0: // no node, no problem
+	case validJSON(src):
+		c.ldLater = append(c.ldLater, bytes.Clone(src))
+	default:
+		c.jsonLD(src) // for readLD's error
+	}
+}
+
+// finish makes the Info: it chooses the modification date and resolves
+// the links and the redirect against the page's URL, pageURL, or the
+// head's base URL.
+func (c *collected) finish(pageURL string) (Info, error) {
+	// The modification date, from the metas if one is usable.
+	for i, v := range c.dated {
+		if v != "" && c.info.setModified(dateMetas[i], v) {
+			break
+		}
+	}
+	for _, src := range c.ldLater {
+		if !c.info.Modified.IsZero() {
+			break
+		}
+		c.ld, _ = readLD(src, c.ld) // JSON: no error
+	}
+	// JSON-LD nodes that name a page have to be matched with this one.
+	ldMatch := c.info.Modified.IsZero() && slices.ContainsFunc(c.ld, func(n ldNode) bool { return len(n.ids) > 0 })
+	if c.info.Modified.IsZero() && len(c.ld) > 0 && !ldMatch {
+		c.ld[0].setModified(&c.info)
+	}
+
+	if !c.hasBase && len(c.canon) == 0 && len(c.alts) == 0 && !c.toRedirect && !ldMatch {
+		return c.info, nil
+	}
+	doc, err := url.Parse(pageURL)
+	if err != nil {
+		return Info{}, fmt.Errorf("page URL %q: %w", pageURL, err)
+	}
+	page := doc
+	if c.hasBase {
+		// The document's base URL: relative links resolve against it.
+		if b, err := resolve(page, c.base); err == nil {
+			page = b
+		} else {
+			c.info.Problems = append(c.info.Problems, fmt.Sprintf("<base href=%q> ignored: %v", c.base, err))
+		}
+	}
+	if ldMatch {
+		// The node about this page, or else the first. The document's
+		// base URL is JSON-LD's base.
+		n := c.ld[0]
+		for _, m := range c.ld {
+			if slices.ContainsFunc(m.ids, func(id string) bool {
+				u, err := resolve(page, id)
+				return err == nil && samePage(u, doc)
+			}) {
+				n = m
+				break
+			}
+		}
+		n.setModified(&c.info)
+	}
+	if c.toRedirect && clean(c.redirect) != "" { // an empty URL is the page itself
+		against := doc
+		if c.afterBase {
+			against = page
+		}
+		if u, err := resolve(against, c.redirect); err != nil {
+			c.info.Problems = append(c.info.Problems, fmt.Sprintf("meta refresh to %q ignored: %v", c.redirect, err))
+		} else if !samePage(u, doc) {
+			c.info.Redirect = u.String()
+		}
+	}
+	// A page's canonical is often one of its alternates too: each href
+	// is resolved once.
+	links := linkResolver{page: page}
+	for _, href := range c.canon {
+		s, err := links.resolve(href)
+		if err != nil {
+			c.info.Problems = append(c.info.Problems, fmt.Sprintf("canonical link %q ignored: %v", href, err))
+			continue
+		}
+		if !slices.Contains(c.info.Canonicals, s) {
+			c.info.Canonicals = append(c.info.Canonicals, s)
+		}
+	}
+	for _, a := range c.alts {
+		if !ValidHreflang(a.Lang) {
+			c.info.Problems = append(c.info.Problems, fmt.Sprintf("hreflang %q ignored: not a language tag", a.Lang))
+			continue
+		}
+		s, err := links.resolve(a.Href)
+		if err != nil {
+			c.info.Problems = append(c.info.Problems, fmt.Sprintf("hreflang %q link %q ignored: %v", a.Lang, a.Href, err))
+			continue
+		}
+		alt := Alternate{Lang: a.Lang, Href: s}
+		if !slices.Contains(c.info.Alternates, alt) {
+			c.info.Alternates = append(c.info.Alternates, alt)
+		}
+	}
+	return c.info, nil
+}
+
+// linkResolver resolves links against a page's base URL, each href once.
+type linkResolver struct {
+	page *url.URL
+	seen []resolved
+}
+
+type resolved struct {
+	href, url string
+	err       error
+}
+
+// resolve is resolve(page, href).String().
+func (r *linkResolver) resolve(href string) (string, error) {
+	for _, s := range r.seen {
+		if s.href == href {
+			return s.url, s.err
+		}
+	}
+	u, err := resolve(r.page, href)
+	s := resolved{href: href, err: err}
+	if err == nil {
+		s.url = u.String()
+	}
+	r.seen = append(r.seen, s)
+	return s.url, s.err
+}
+
+// noindex reads a robots meta content: comma-separated directives, any
+// case. "none" is noindex plus nofollow.
+func noindex(content string) bool {
+	for d := range strings.SplitSeq(content, ",") {
+		switch strings.ToLower(strings.Trim(d, htmlSpace)) {
+		case "noindex", "none":
+			return true
+		}
+	}
+	return false
+}
+
+// resolve makes a link absolute against base, the way a browser's URL
+// parser does (control characters and spaces stripped from either end,
+// tabs and newlines from anywhere), and accepts only http and https URLs
+// with a host. The fragment goes: it names a part of the page, not
+// another page.
+func resolve(base *url.URL, href string) (*url.URL, error) {
+	href = clean(href)
+	if href == "" {
+		return nil, errors.New("empty")
+	}
+	u, err := base.Parse(href)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, errors.New("not an http(s) URL")
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, nil
+}
+
+// clean strips what a browser's URL parser does from a URL string before
+// it parses it.
+func clean(href string) string {
+	href = strings.TrimFunc(href, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(href, "\t\n\r") {
+		href = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, href)
+	}
+	return href
+}
+
+// samePage reports whether u, absolute and without fragment, names the
+// page at doc: the same scheme and host (in any case, with or without the
+// scheme's default port), path and query.
+func samePage(u, doc *url.URL) bool {
+	key := func(u *url.URL) string {
+		scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+		switch {
+		case scheme == "http":
+			host = strings.TrimSuffix(host, ":80")
+		case scheme == "https":
+			host = strings.TrimSuffix(host, ":443")
+		}
+		p := u.Path
+		if p == "" {
+			p = "/"
+		}
+		if u.RawQuery != "" || u.ForceQuery {
+			p += "?" + u.RawQuery
+		}
+		return scheme + "://" + host + p
+	}
+	return key(u) == key(doc)
+}
+
+// parseRefresh reads a meta refresh's content attribute by the HTML
+// Living Standard's shared declarative refresh steps
+// (https://html.spec.whatwg.org/multipage/semantics.html#shared-declarative-refresh-steps).
+// ok is false where a browser ignores the element. Otherwise delay is the
+// whole seconds to wait (a fraction is ignored; a huge number saturates),
+// and, when hasURL, url is where to go, as written: to be resolved against
+// the page, which is also where a refresh without a URL goes (a reload).
+func parseRefresh(s string) (delay int, url string, hasURL, ok bool) {
+	isSpace := func(c byte) bool { return strings.IndexByte(htmlSpace, c) >= 0 }
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	i := 0
+	skipSpace := func() {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+	}
+	skipSpace()
+	// The delay: digits, or none before a '.'; then any digits and
+	// dots, ignored.
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		if delay < math.MaxInt32/10 {
+			delay = delay*10 + int(s[i]-'0')
+		} else {
+			delay = math.MaxInt32
+		}
+		i++
+	}
+	if i == start && (i == len(s) || s[i] != '.') {
+		return 0, "", false, false
+	}
+	for i < len(s) && (isDigit(s[i]) || s[i] == '.') {
+		i++
+	}
+	// A separator: white space, a ';' or ',', or both.
+	if i < len(s) {
+		if c := s[i]; c != ';' && c != ',' && !isSpace(c) {
+			return 0, "", false, false
+		}
+		skipSpace()
+		if i < len(s) && (s[i] == ';' || s[i] == ',') {
+			i++
+		}
+		skipSpace()
+	}
+	if i == len(s) {
+		return delay, "", false, true
+	}
+	// The URL, after an optional "URL =" in any case, and in quotes or
+	// not. A "U" that does not begin "URL =" begins the URL itself.
+	rest := s[i:]
+	if c := s[i] | 0x20; c == 'u' {
+		if i+2 >= len(s) || s[i+1]|0x20 != 'r' || s[i+2]|0x20 != 'l' {
+			return delay, rest, true, true
+		}
+		i += 3
+		skipSpace()
+		if i == len(s) || s[i] != '=' {
+			return delay, rest, true, true
+		}
+		i++
+		skipSpace()
+	}
+	if i < len(s) && (s[i] == '\'' || s[i] == '"') {
+		q := s[i]
+		url = s[i+1:]
+		if j := strings.IndexByte(url, q); j >= 0 {
+			url = url[:j]
+		}
+		return delay, url, true, true
+	}
+	return delay, s[i:], true, true
+}

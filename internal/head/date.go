@@ -1,0 +1,281 @@
+package head
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// dateMetas are the meta properties that say when a page was last
+// modified, first the one that counts first.
+var dateMetas = [...]string{"article:modified_time", "og:updated_time"}
+
+// dateMeta is 1 + the index in dateMetas of a property attribute's value,
+// in any case and between any white space, or 0 if it is none of them.
+func dateMeta(v []byte) int {
+	v = bytes.Trim(v, htmlSpace)
+	for i, m := range dateMetas {
+		if bytes.EqualFold(v, []byte(m)) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// dateMetaName is dateMeta for a name attribute's value.
+func dateMetaName(v string) int {
+	v = strings.Trim(v, htmlSpace)
+	for i, m := range dateMetas {
+		if strings.EqualFold(v, m) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// setModified sets Modified from the value v of a source if it is a usable
+// date, or else adds a problem, and reports whether it did.
+func (info *Info) setModified(source, v string) bool {
+	t, err := parseDate(v)
+	if err != nil {
+		info.Problems = append(info.Problems, fmt.Sprintf("%s %q %v", source, clip(v), err))
+		return false
+	}
+	info.Modified = t
+	return true
+}
+
+// clip cuts a value quoted in a problem to a readable length.
+func clip(v string) string {
+	const most = 64
+	if len(v) <= most {
+		return v
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
+}
+
+// ldNode is a JSON-LD node with a dateModified.
+type ldNode struct {
+	ids  []string // its "url" and "@id" strings, as written
+	date string   // its dateModified, if str; else the JSON of it
+	str  bool
+}
+
+// setModified sets info.Modified from the node's dateModified, or adds a
+// problem.
+func (n ldNode) setModified(info *Info) {
+	if !n.str {
+		info.Problems = append(info.Problems, fmt.Sprintf("JSON-LD dateModified %s is not a string", clip(n.date)))
+		return
+	}
+	info.setModified("JSON-LD dateModified", n.date)
+}
+
+// readLD appends to nodes those of a JSON-LD script that have a
+// dateModified: the script's top-level object, or the objects of its
+// top-level array, each followed by the objects of its "@graph". It
+// returns an error only for a script that is not JSON; an empty one is
+// not an error.
+func readLD(src []byte, nodes []ldNode) ([]ldNode, error) {
+	src = bytes.Trim(src, " \t\n\r")
+	if len(src) == 0 {
+		return nodes, nil
+	}
+	if src[0] != '{' && src[0] != '[' {
+		if !json.Valid(src) {
+			var v any
+			return nodes, json.Unmarshal(src, &v) // for the error's text
+		}
+		return nodes, nil // a string, a number: no node
+	}
+	var err error
+	nodes, err = ldObjects(src, nodes, true)
+	return nodes, err
+}
+
+// ldObjects appends the nodes of an object or of an array's objects, and
+// if graph, those of their "@graph".
+func ldObjects(src []byte, nodes []ldNode, graph bool) ([]ldNode, error) {
+	var objs []json.RawMessage
+	if len(src) > 0 && src[0] == '[' {
+		if err := json.Unmarshal(src, &objs); err != nil {
+			return nodes, err
+		}
+	} else {
+		objs = []json.RawMessage{src}
+	}
+	for _, o := range objs {
+		// JSON-LD's keys are case-sensitive; encoding/json's field
+		// matching is not: a map.
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(o, &m); err != nil {
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				return nodes, err
+			}
+			continue // not an object
+		}
+		if n, ok := ldDate(m); ok {
+			for _, k := range []string{"url", "@id"} {
+				var id string
+				if json.Unmarshal(m[k], &id) == nil {
+					n.ids = append(n.ids, id)
+				}
+			}
+			nodes = append(nodes, n)
+		}
+		if g, ok := m["@graph"]; ok && graph {
+			g = bytes.TrimLeft(g, " \t\n\r")
+			if len(g) > 0 && (g[0] == '[' || g[0] == '{') {
+				nodes, _ = ldObjects(g, nodes, false) // valid JSON already
+			}
+		}
+	}
+	return nodes, nil
+}
+
+// ldDate reads a node's dateModified: a string, or an array whose first
+// element is one. Null, an empty string and an empty array are none.
+func ldDate(m map[string]json.RawMessage) (ldNode, bool) {
+	raw, ok := m["dateModified"]
+	if !ok {
+		return ldNode{}, false
+	}
+	raw = bytes.Trim(raw, " \t\n\r")
+	var arr []json.RawMessage
+	if json.Unmarshal(raw, &arr) == nil {
+		if len(arr) == 0 {
+			return ldNode{}, false
+		}
+		raw = bytes.Trim(arr[0], " \t\n\r")
+	}
+	var s string
+	switch {
+	case string(raw) == "null":
+		return ldNode{}, false
+	case json.Unmarshal(raw, &s) == nil:
+		if strings.Trim(s, htmlSpace) == "" {
+			return ldNode{}, false
+		}
+		return ldNode{date: s, str: true}, true
+	}
+	return ldNode{date: string(raw)}, true
+}
+
+// errNoZone is parseDate's error for a time without a time zone.
+var errNoZone = errors.New("has no time zone")
+
+// errNotDate is parseDate's error for anything else it cannot use.
+var errNotDate = errors.New("is not a W3C date")
+
+// parseDate parses a W3C Datetime (https://www.w3.org/TR/NOTE-datetime),
+// the profile of ISO 8601 that sitemaps and schema.org use, and returns
+// the instant in UTC: YYYY, YYYY-MM and YYYY-MM-DD are the first instant
+// of that year, month or day in UTC; YYYY-MM-DDThh:mm, …:ss and …:ss.s…
+// (any number of digits; past nanoseconds, truncated) need a time zone,
+// Z, ±hh:mm or ±hhmm (the form PHP's DATE_ISO8601 writes), with hh up to
+// 23. The value is trimmed of white space first. It allocates nothing.
+func parseDate(s string) (time.Time, error) {
+	s = strings.Trim(s, htmlSpace)
+	num := func(s string) (int, bool) {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, len(s) > 0
+	}
+	field := func(i, n, lo, hi int) (int, bool) {
+		if len(s) < i+n {
+			return 0, false
+		}
+		v, ok := num(s[i : i+n])
+		return v, ok && lo <= v && v <= hi
+	}
+	year, ok := field(0, 4, 0, 9999)
+	if !ok {
+		return time.Time{}, errNotDate
+	}
+	if len(s) == 4 {
+		return time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC), nil
+	}
+	month, ok := field(5, 2, 1, 12)
+	if !ok || s[4] != '-' {
+		return time.Time{}, errNotDate
+	}
+	if len(s) == 7 {
+		return time.Date(year, time.Month(month), 1, 0, 0, 0, 0, time.UTC), nil
+	}
+	// The last day of the month: the day before the first of the next.
+	days := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	day, ok := field(8, 2, 1, days)
+	if !ok || s[7] != '-' {
+		return time.Time{}, errNotDate
+	}
+	if len(s) == 10 {
+		return time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), nil
+	}
+	hour, ok1 := field(11, 2, 0, 23)
+	minute, ok2 := field(14, 2, 0, 59)
+	if !ok1 || !ok2 || s[10] != 'T' || s[13] != ':' {
+		return time.Time{}, errNotDate
+	}
+	rest := s[16:]
+	var sec, nsec int
+	if len(rest) > 0 && rest[0] == ':' {
+		if sec, ok = field(17, 2, 0, 59); !ok {
+			return time.Time{}, errNotDate
+		}
+		rest = rest[3:]
+		if len(rest) > 0 && rest[0] == '.' {
+			i := 1
+			for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
+				if i <= 9 {
+					nsec = nsec*10 + int(rest[i]-'0')
+				}
+				i++
+			}
+			if i == 1 {
+				return time.Time{}, errNotDate
+			}
+			for d := min(i-1, 9); d < 9; d++ {
+				nsec *= 10
+			}
+			rest = rest[i:]
+		}
+	}
+	var offset int // seconds east of UTC
+	switch {
+	case rest == "":
+		return time.Time{}, errNoZone
+	case rest == "Z":
+	case len(rest) == 6 && rest[3] == ':' || len(rest) == 5:
+		if rest[0] != '+' && rest[0] != '-' {
+			return time.Time{}, errNotDate
+		}
+		mm := rest[len(rest)-2:]
+		h, ok1 := num(rest[1:3])
+		m, ok2 := num(mm)
+		if !ok1 || !ok2 || h > 23 || m > 59 {
+			return time.Time{}, errNotDate
+		}
+		offset = (h*60 + m) * 60
+		if rest[0] == '-' {
+			offset = -offset
+		}
+	default:
+		return time.Time{}, errNotDate
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	return t.Add(-time.Duration(offset) * time.Second), nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package head
+
+const raceEnabled = false

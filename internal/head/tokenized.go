@@ -1,0 +1,230 @@
+package head
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// readTokenized is how Read reads a head with golang.org/x/net/html's
+// tokenizer, token by token: the reader that Read's fast path must agree
+// with (the test oracle) and what it falls back to for what it does not
+// read itself. Its results are those of Read.
+func readTokenized(r io.Reader, pageURL string) (Info, error) {
+	lr := &io.LimitedReader{R: r, N: Limit}
+	z := html.NewTokenizer(lr)
+	var (
+		c        collected
+		raw      bool   // the next text token is a raw text element's content
+		rawTag   string // that element
+		template int    // depth of <template>, whose content is inert
+		started  bool   // a token other than white space was seen
+		ldScript bool   // the next text token is a JSON-LD script's content
+	)
+loop:
+	for {
+		tt := z.Next()
+		wasRaw, wasLD := raw, ldScript
+		raw, ldScript = false, false
+		switch tt {
+		case html.ErrorToken:
+			if err := z.Err(); !errors.Is(err, io.EOF) {
+				return Info{}, err
+			}
+			c.info.Truncated = lr.N == 0
+			break loop
+		case html.TextToken:
+			if wasLD {
+				c.jsonLD(z.Raw())
+			}
+			if wasRaw && rawTag == "noscript" && template == 0 {
+				c.noscript(z.Raw())
+			}
+			if wasRaw || template > 0 {
+				continue
+			}
+			text := z.Raw()
+			if !started {
+				text = bytes.TrimPrefix(text, []byte("\uFEFF")) // a byte order mark is not text
+			}
+			if len(bytes.Trim(text, htmlSpace)) > 0 {
+				break loop // text starts the body
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			started = true
+			name, hasAttr := z.TagName()
+			tag := string(name)
+			raw, rawTag = tt == html.StartTagToken && rawText[tag], tag
+			if template > 0 {
+				if tag == "template" && tt == html.StartTagToken {
+					template++
+				}
+				continue
+			}
+			if !inHead[tag] {
+				break loop
+			}
+			if tag == "template" && tt == html.StartTagToken {
+				template++
+				continue
+			}
+			if raw && tag == "script" && hasAttr {
+				ldScript = isLDScript(z)
+				continue
+			}
+			if !hasAttr || (tag != "meta" && tag != "link" && tag != "base") {
+				continue
+			}
+			a := readAttrs(z)
+			switch tag {
+			case "meta":
+				c.meta(a)
+			case "base":
+				c.baseTag(a)
+			case "link":
+				c.link(a)
+			}
+		case html.EndTagToken:
+			started = true
+			name, _ := z.TagName()
+			switch string(name) {
+			case "template":
+				template = max(template-1, 0)
+			case "head", "body", "html":
+				if template == 0 {
+					break loop
+				}
+			}
+		default: // comments, doctype
+			started = true
+		}
+	}
+	return c.finish(pageURL)
+}
+
+// tagAttrs are the attributes of meta, link and base tags that matter.
+type tagAttrs struct {
+	name, content, rel, href, hreflang, httpEquiv string
+	has                                           uint8 // which were present
+	// dateMeta is 1 + the index in dateMetas of the date meta that the
+	// property, or else the name, says the tag is; 0 if none.
+	dateMeta int
+	property int // the same, by the property attribute alone
+}
+
+const (
+	hasName = 1 << iota
+	hasContent
+	hasRel
+	hasHref
+	hasHreflang
+	hasHTTPEquiv
+	hasProperty
+)
+
+// readAttrs reads a tag's attributes; the first of a repeated one wins, as
+// in a browser. Keys come lower-cased from the tokenizer, values with
+// character references decoded; only the values wanted are copied.
+func readAttrs(z *html.Tokenizer) tagAttrs {
+	var a tagAttrs
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		var dst *string
+		var bit uint8
+		switch string(k) {
+		case "name":
+			dst, bit = &a.name, hasName
+		case "content":
+			dst, bit = &a.content, hasContent
+		case "rel":
+			dst, bit = &a.rel, hasRel
+		case "href":
+			dst, bit = &a.href, hasHref
+		case "hreflang":
+			dst, bit = &a.hreflang, hasHreflang
+		case "http-equiv":
+			dst, bit = &a.httpEquiv, hasHTTPEquiv
+		case "property":
+			// Only compared, not copied: most are og:title and such.
+			if a.has&hasProperty == 0 {
+				a.property, a.has = dateMeta(v), a.has|hasProperty
+			}
+			continue
+		default:
+			continue
+		}
+		if a.has&bit == 0 {
+			*dst, a.has = string(v), a.has|bit
+		}
+	}
+	a.dateMeta = a.property
+	if a.dateMeta == 0 {
+		a.dateMeta = dateMetaName(a.name)
+	}
+	if a.has&hasContent == 0 {
+		a.dateMeta = 0
+	}
+	return a
+}
+
+// noscriptRefresh finds the first meta refresh that parses in a <noscript>
+// element's content, as a browser without scripts parses it.
+func noscriptRefresh(content []byte) (delay int, url string, hasURL, ok bool) {
+	z := html.NewTokenizer(bytes.NewReader(content))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return 0, "", false, false
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if string(name) != "meta" || !hasAttr {
+				continue
+			}
+			a := readAttrs(z)
+			if a.has&hasHTTPEquiv != 0 && strings.EqualFold(a.httpEquiv, "refresh") {
+				if delay, url, hasURL, ok = parseRefresh(a.content); ok {
+					return delay, url, hasURL, ok
+				}
+			}
+		}
+	}
+}
+
+// isLDScript reads a script start tag's attributes and reports whether its
+// type is JSON-LD's media type: in any case, between any white space, with
+// or without parameters. The first type attribute counts, as in a browser.
+// A tag without "type" in it (an attribute's name is never escaped) has no
+// type attribute: its attributes are not read, which costs allocations.
+func isLDScript(z *html.Tokenizer) bool {
+	raw := z.Raw()
+	for i := 0; ; i++ {
+		if i+4 > len(raw) {
+			return false
+		}
+		if raw[i]|0x20 == 't' && raw[i+1]|0x20 == 'y' && raw[i+2]|0x20 == 'p' && raw[i+3]|0x20 == 'e' {
+			break
+		}
+	}
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if string(k) == "type" {
+			return isLDType(v)
+		}
+	}
+	return false
+}
+
+// isLDType reports whether a script's type attribute, v, is JSON-LD's
+// media type: in any case, between any white space, with or without
+// parameters.
+func isLDType(v []byte) bool {
+	if i := bytes.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return bytes.EqualFold(bytes.Trim(v, htmlSpace), []byte("application/ld+json"))
+}
