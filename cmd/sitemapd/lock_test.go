@@ -46,6 +46,9 @@ func TestBuildBesideADaemon(t *testing.T) {
 	if !strings.Contains(log.String(), want) || !strings.Contains(log.String(), "stop it to build by hand") {
 		t.Errorf("log %s lacks %q", log, want)
 	}
+	if code, _, stderr := runCLI("build", "-config", cfg); code != ExitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("sitemapd build beside a daemon: exit %d, %s", code, stderr)
+	}
 	c.cmd.Process.Kill() // no clean stop: the kernel drops the lock
 	c.cmd.Wait()
 	release, status = lockTree(s, "build")
