@@ -29,7 +29,10 @@
 #
 # Besides FILES, RUNS and WORK (common.sh) it reads HTML (tiny or real,
 # default tiny), CHANGES (default 100), IDLE (default 10s), SEED (default 1),
-# NPM_SITEMAP (default sitemap@9.0.1). The network is used only to install
+# NPM_SITEMAP (default sitemap@9.0.1), and OUT: if set, a directory where
+# the raw figures (results.jsonl: one line a run; daemon.json: the daemon's
+# figures and each change's page and latency), env.json and the summary are
+# copied before WORK is removed. The network is used only to install
 # the peers from the Go module proxy and the npm registry, by name and
 # version.
 # shellcheck source=bench/common.sh
@@ -126,7 +129,7 @@ cat > "$WORK/env.json" <<JSON
  "kernel": "$(uname -r)", "fs": "$(df -T "$WORK" | awk 'NR==2 {print $2}')"}
 JSON
 
-python3 - "$WORK/results.jsonl" "$WORK/daemon.json" "$WORK/env.json" <<'PY'
+python3 - "$WORK/results.jsonl" "$WORK/daemon.json" "$WORK/env.json" > "$WORK/summary.txt" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 d = json.load(open(sys.argv[2]))
@@ -174,3 +177,8 @@ print(f"For reference: fresh build with head rules off {med['fresh-off']['wall_s
       f"(fresh with rules on / off: {fr['wall_s']/med['fresh-off']['wall_s']:.2f}× wall, {fr['cpu_s']/med['fresh-off']['cpu_s']:.2f}× CPU); "
       f"daemon baseline full build {d['full_wall_s']:.2f} s wall; idle CPU {d['idle_cpu_s']:.2f} s over {d['idle_s']:.0f} s.")
 PY
+cat "$WORK/summary.txt"
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  cp "$WORK/results.jsonl" "$WORK/daemon.json" "$WORK/env.json" "$WORK/summary.txt" "$OUT/"
+fi

@@ -115,6 +115,7 @@ func run() error {
 	pages := listPages()
 	r := rand.New(rand.NewPCG(1, 2))
 	var lat []time.Duration
+	var detail [][2]any // each change's page (relative to the root) and latency in ms, in order
 	cpu0 := procCPU(d.Process.Pid)
 	for i := 0; i < *changes; i++ {
 		p := pages[r.IntN(len(pages))]
@@ -128,6 +129,8 @@ func run() error {
 			return err
 		}
 		lat = append(lat, time.Since(t0)-*settle)
+		rel, _ := filepath.Rel(*root, p)
+		detail = append(detail, [2]any{rel, ms(lat[len(lat)-1])})
 		if os.Getenv("WATCHBENCH_DEBUG") != "" {
 			fmt.Fprintln(os.Stderr, "change", i, t0.Format("15:04:05.000"), p, lat[len(lat)-1])
 		}
@@ -187,6 +190,7 @@ func run() error {
 			"idle_s": idle.Seconds(), "idle_cpu_s": idleCPU.Seconds(),
 			"rss_first_build_mib": kib(rssStart), "rss_rest_mib": kib(rssEnd), "rss_peak_mib": kib(hwm),
 			"rest_bytes_per_file": float64(rssEnd*1024) / float64(files),
+			"change_latencies":    detail,
 		})
 		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
 			return err
