@@ -36,6 +36,12 @@ func agree(t *testing.T, name string, src []byte, n int) {
 	check("Read", got, err)
 	got, err = Read(&chunkReader{r: bytes.NewReader(src), n: n}, page)
 	check("Read in pieces of "+strconv.Itoa(n), got, err)
+	// The fast path run on the first n bytes, then on more: a head read
+	// again from the token the bytes ended in, wherever that is.
+	f := newFast()
+	defer f.free()
+	got, err = f.read(bytes.NewReader(src), page, make([]byte, 0, n))
+	check("Read, scanned after "+strconv.Itoa(n)+" bytes", got, err)
 }
 
 // goldenPages are the pages of testdata and of internal/build's golden

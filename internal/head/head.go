@@ -155,13 +155,17 @@ const htmlSpace = " \t\n\f\r"
 // the head ends: a page costs a read of its first few kilobytes, not of
 // the whole file.
 func Read(r io.Reader, pageURL string) (Info, error) {
-	lr := &io.LimitedReader{R: r, N: Limit}
 	f := newFast()
 	defer f.free()
-	buf := f.buf[:0]
+	return f.read(r, pageURL, f.buf[:0])
+}
+
+// read is Read, reading r first into buf (empty), as far as its capacity.
+func (f *fast) read(r io.Reader, pageURL string, buf []byte) (Info, error) {
+	lr := &io.LimitedReader{R: r, N: Limit}
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, min(cap(buf), Limit-len(buf)))...)[:len(buf)]
+			buf = append(buf, make([]byte, min(max(cap(buf), 1), Limit-len(buf)))...)[:len(buf)]
 			f.buf = buf
 		}
 		// Fill the buffer: a head read again from its last token
