@@ -54,15 +54,24 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	slices.SortFunc(urls, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
 	urls = slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
 
+	// Parts cut where the URLs say (sitemap.Chunks), so that a change
+	// rewrites the part it falls in and the index, not the whole group.
+	chunks := sitemap.Chunks(urls, e.cfg.PartSize)
 	var names []string
 	changed := false
-	err := e.enc.URLSet(urls, func(part []byte) error {
-		name := path.Join(g.Dir, e.outName(config.PartName(e.cfg.SitemapName, len(names)+1)))
+	var err error
+	for _, c := range chunks {
+		name := path.Join(g.Dir, e.outName(config.ChunkName(e.cfg.SitemapName, c.Key)))
 		names = append(names, name)
-		_, c, err := e.put(r.batch, r.rep, name, part)
-		changed = changed || c
-		return err
-	})
+		err = e.enc.URLSet(c.URLs, func(part []byte) error {
+			_, ch, err := e.put(r.batch, r.rep, name, part)
+			changed = changed || ch
+			return err
+		})
+		if err != nil {
+			break
+		}
+	}
 	if e.dry != nil {
 		e.dry.group(g.Dir, len(urls), names)
 	}
@@ -72,14 +81,14 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	}
 	st.textParts = nil
 	if e.cfg.TextSitemaps() {
-		st.textParts = e.publishText(r, g.Dir, urls)
+		st.textParts = e.publishText(r, g.Dir, chunks)
 	}
 	if r.full && e.mem == nil {
 		// A build: what the group published before is read only where
 		// the shrink guard needs it, where it may differ. Bytes unchanged
 		// in as many files list the same URLs.
 		old = names
-		if e.guarded() && (changed || e.hasPart(g.Dir, len(names)+1)) {
+		if e.guarded() && (changed || e.hasOtherParts(g.Dir, names)) {
 			old = e.publishedParts(g.Dir)
 		}
 	}
@@ -124,25 +133,27 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	return true
 }
 
-// publishText encodes and stages a group's text sitemaps, and returns the
-// names they take. A text sitemap that cannot be staged (a hand-made one
-// in the way) is reported, and the group's XML sitemaps are published all
-// the same.
-func (e *Engine) publishText(r *run, dir string, urls []sitemap.URL) []string {
+// publishText encodes and stages a group's text sitemaps, one a chunk,
+// and returns the names they take. A text sitemap that cannot be staged (a
+// hand-made one in the way) is reported, and the group's XML sitemaps are
+// published all the same.
+func (e *Engine) publishText(r *run, dir string, chunks []sitemap.Chunk) []string {
 	var names []string
-	err := sitemap.Text(urls, func(part []byte) error {
-		name := path.Join(dir, e.outName(config.PartName(e.cfg.TextName(), len(names)+1)))
+	for _, c := range chunks {
+		name := path.Join(dir, e.outName(config.ChunkName(e.cfg.TextName(), c.Key)))
 		names = append(names, name)
-		stored, changed, err := e.put(r.batch, r.rep, name, part)
-		if err != nil {
-			r.textErrs = append(r.textErrs, fmt.Errorf("text sitemap not written: %w", err))
+		err := sitemap.Text(c.URLs, func(part []byte) error {
+			stored, changed, err := e.put(r.batch, r.rep, name, part)
+			if err != nil {
+				r.textErrs = append(r.textErrs, fmt.Errorf("text sitemap not written: %w", err))
+				return nil
+			}
+			e.text.Stage(name, stored, changed)
 			return nil
+		})
+		if err != nil {
+			r.textErrs = append(r.textErrs, err)
 		}
-		e.text.Stage(name, stored, changed)
-		return nil
-	})
-	if err != nil {
-		r.textErrs = append(r.textErrs, err)
 	}
 	return names
 }
@@ -177,10 +188,15 @@ func (e *Engine) remembered(dir string) map[string]*tree.Listing {
 	return e.mem.Listings(dir)
 }
 
-// hasPart reports whether part n of a group's sitemap is on disk.
-func (e *Engine) hasPart(dir string, n int) bool {
-	_, err := e.pub.Stat(path.Join(dir, e.outName(config.PartName(e.cfg.SitemapName, n))))
-	return err == nil
+// hasOtherParts reports whether a group's directory holds parts of its
+// sitemap, ours, other than names.
+func (e *Engine) hasOtherParts(dir string, names []string) bool {
+	for _, p := range e.publishedParts(dir) {
+		if !slices.Contains(names, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // partsOf lists the sitemap files a group published: as remembered, or,
@@ -205,16 +221,32 @@ func (e *Engine) publishedTextParts(dir string) []string {
 }
 
 // publishedPartsOf lists the parts of the output called base in a group's
-// directory that are on disk and ours (sitemaps, or text sitemaps).
+// directory that are on disk and ours (sitemaps, or text sitemaps), sorted:
+// numbered parts (PartName, as versions before content-defined parts named
+// them) and keyed ones (ChunkName) alike.
 func (e *Engine) publishedPartsOf(dir, base string) []string {
-	var names []string
-	for n := 1; ; n++ {
-		name := path.Join(dir, e.outName(config.PartName(base, n)))
-		if ok, _ := e.pub.Owned(name); !ok {
-			return names
-		}
-		names = append(names, name)
+	d := dir
+	if d == "" {
+		d = "."
 	}
+	f, err := e.pub.Open(d)
+	if err != nil {
+		return nil
+	}
+	files, _ := f.Readdirnames(-1)
+	f.Close()
+	var names []string
+	for _, file := range files {
+		if file != e.outName(strings.TrimSuffix(file, ".gz")) || !config.IsPartName(file, base) {
+			continue // a .gz without gzip on, or the reverse: not a part of ours now
+		}
+		name := path.Join(dir, file)
+		if ok, _ := e.pub.Owned(name); ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // readURLs reads back the URLs (loc -> lastmod text) of sitemap files we

@@ -34,9 +34,15 @@ type Config struct {
 	// group of its own pages only; a directory at depth == Depth has a group
 	// covering its whole subtree. Depth 0 is one sitemap for the whole site.
 	Depth int `yaml:"depth"`
-	// SitemapName is the file name of each group's sitemap (parts get "-2",
-	// "-3"… before the extension).
+	// SitemapName is the file name of each group's sitemap. A group larger
+	// than PartSize is written in parts: the last one by this name, the
+	// others named by a key before the extension (ChunkName).
 	SitemapName string `yaml:"sitemap_name"`
+	// PartSize is about how many URLs a sitemap part holds: parts are cut
+	// where a URL's hash says (sitemap.Chunks), so that one change rewrites
+	// one part of about this size, not its whole group. 0 writes each
+	// group as one file, as far as the protocol's limits allow.
+	PartSize int `yaml:"part_size"`
 	// IndexName is the file name of the root sitemap index.
 	IndexName string `yaml:"index_name"`
 	// Gzip writes NAME.gz instead of NAME.
@@ -246,11 +252,16 @@ const (
 // lastModSources are pages.lastmod's values.
 var lastModSources = map[string]LastModSource{"content": LastModContent, "mtime": LastModMTime}
 
+// DefaultPartSize is part_size's default: see the README (Performance) for
+// the measurements behind it.
+const DefaultPartSize = 1000
+
 // Default returns the configuration every loaded file starts from.
 func Default() Config {
 	return Config{
 		Depth:       1,
 		SitemapName: "sitemap.xml",
+		PartSize:    DefaultPartSize,
 		IndexName:   "sitemap_index.xml",
 		Formats:     []string{"xml"},
 		FileMode:    "0644",

@@ -182,10 +182,15 @@ func TestPartNames(t *testing.T) {
 	if got := PartName("sitemap.xml", 12); got != "sitemap-12.xml" {
 		t.Errorf("part 12 = %q", got)
 	}
+	if got := ChunkName("sitemap.xml", "0123456789ab"); got != "sitemap-0123456789ab.xml" || ChunkName("sitemap.xml", "") != "sitemap.xml" {
+		t.Errorf("chunk names: %q", got)
+	}
 	for file, want := range map[string]bool{
 		"sitemap.xml": true, "sitemap-2.xml": true, "sitemap-10.xml.gz": true, "sitemap.xml.gz": true,
 		"sitemap-1.xml": false, "sitemap-02.xml": false, "sitemap-x.xml": false, "sitemap-2.xml.bak": false,
 		"sitemap_index.xml": false, "mysitemap.xml": false,
+		"sitemap-0123456789ab.xml": true, "sitemap-0123456789ab.xml.gz": true,
+		"sitemap-0123456789AB.xml": false, "sitemap-0123456789a.xml": false, "sitemap-0123456789abc.xml": false,
 	} {
 		if got := IsPartName(file, "sitemap.xml"); got != want {
 			t.Errorf("IsPartName(%q) = %v, want %v", file, got, want)

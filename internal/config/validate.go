@@ -100,6 +100,9 @@ func (c *Config) validate(lines map[string]int) error {
 	if c.Depth < 0 || c.Depth > MaxDepth {
 		bad("depth", "%d is outside 0–%d", c.Depth, MaxDepth)
 	}
+	if c.PartSize < 0 || c.PartSize > 50_000 {
+		bad("part_size", "%d is outside 0–50000 (URLs a sitemap part holds; 0: one file a group)", c.PartSize)
+	}
 
 	// output names
 	for _, k := range []struct{ key, val string }{{"sitemap_name", c.SitemapName}, {"index_name", c.IndexName}} {
@@ -291,8 +294,20 @@ func PartName(name string, n int) string {
 	return strings.TrimSuffix(name, ext) + "-" + strconv.Itoa(n) + ext
 }
 
+// ChunkName is the file name of the part of a sitemap called name whose
+// key is key (sitemap.Chunk.Key): name itself for the unkeyed last part,
+// "stem-KEY.xml" for the others.
+func ChunkName(name, key string) string {
+	if key == "" {
+		return name
+	}
+	ext := path.Ext(name)
+	return strings.TrimSuffix(name, ext) + "-" + key + ext
+}
+
 // IsPartName reports whether file is some part of name (ignoring a ".gz"
-// suffix), that is name itself or "stem-N.xml" for N >= 2.
+// suffix): name itself, "stem-N.xml" for N >= 2 (PartName), or
+// "stem-KEY.xml" for a 12-hex-digit key (ChunkName).
 func IsPartName(file, name string) bool {
 	file = strings.TrimSuffix(file, ".gz")
 	if file == name {
@@ -304,8 +319,24 @@ func IsPartName(file, name string) bool {
 		return false
 	}
 	num := file[len(stem) : len(file)-len(ext)]
+	if isChunkKey(num) {
+		return true
+	}
 	n, err := strconv.Atoi(num)
 	return err == nil && n >= 2 && strconv.Itoa(n) == num
+}
+
+// isChunkKey reports whether s is a chunk key: 12 lower-case hex digits.
+func isChunkKey(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // NormalizeGlob anchors a user glob: patterns starting with "/" match from
