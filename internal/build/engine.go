@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -55,6 +56,11 @@ type Engine struct {
 	dry     *dryRun                        // WithDryRun: what a publish would do
 	refused *ShrinkError                   // the last full build's refusal, until one succeeds
 	started bool                           // a full build has run (the canonical warning is given once)
+
+	// For Progress, which other goroutines call while a publish runs.
+	progressMu sync.Mutex
+	walking    *scan.Walk // the walk in progress
+	walked     int64      // entries of the walks done
 }
 
 // group is what the engine knows of one group between publishes.
@@ -237,6 +243,34 @@ func (e *Engine) Failed() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Progress counts the work of the engine's publishes since New: directory
+// entries its walks have read, and its publisher's steps (files written,
+// renamed, removed, synced). Both only grow. Unlike the rest of Engine it
+// may be called from any goroutine while a publish runs: the daemon's
+// watchdog sends keep-alives only while they grow.
+func (e *Engine) Progress() (entries, steps int64) {
+	e.progressMu.Lock()
+	entries = e.walked
+	if e.walking != nil {
+		entries += e.walking.Entries()
+	}
+	e.progressMu.Unlock()
+	return entries, e.pub.Steps()
+}
+
+// track makes w the walk Progress counts, until the returned func.
+func (e *Engine) track(w *scan.Walk) func() {
+	e.progressMu.Lock()
+	e.walking = w
+	e.progressMu.Unlock()
+	return func() {
+		e.progressMu.Lock()
+		e.walked += w.Entries()
+		e.walking = nil
+		e.progressMu.Unlock()
+	}
 }
 
 // Due returns when the first page still to come (its time is in the

@@ -115,6 +115,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		e.abort(r)
 		return nil, err
 	}
+	defer e.track(w)()
 	groups := make(chan *scan.Group, 1)
 	stopProgress := e.reportProgress(w)
 	go func() {
@@ -246,6 +247,7 @@ func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []stri
 	if err != nil {
 		return nil, nil, err
 	}
+	defer e.track(w)()
 	g := w.Group(dir)
 	w.Summary()
 	if err := ctx.Err(); err != nil {

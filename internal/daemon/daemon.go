@@ -266,15 +266,14 @@ const (
 // build writes nothing at all, serve fails with ErrNothingPublished.
 func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}, first bool) (ending, *config.Config, error) {
 	led := &ledger{}
-	prog := newEngineProgress(d.log, d.keeperTick()/2)
-	eng, err := build.New(cfg, prog.log, append(prog.opts, build.WithChanges(), build.WithWriteAhead(led.owe))...)
+	eng, err := build.New(cfg, d.log, build.WithChanges(), build.WithWriteAhead(led.owe))
 	if err != nil {
 		return stopped, nil, err
 	}
 	defer eng.Close()
 	led.eng = eng
 	if d.keeper != nil {
-		src := prog.source(eng)
+		src := progressSource(eng.Progress)
 		d.keeper.progress.Store(&src)
 		defer d.keeper.progress.Store(nil)
 	}
@@ -322,7 +321,8 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	}()
 
 	d.metrics.SetState(func() metrics.State {
-		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats()}
+		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats(),
+			Roots: []string{cfg.Root, cfg.OutputRoot()}}
 		if err := eng.Refused(); err != nil {
 			st.Refused = err.Error()
 		}
@@ -336,7 +336,6 @@ func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cf
 	defer due.stop()
 	publish := func(why Trigger, run func() (*build.Report, error)) bool {
 		if why.Full() {
-			prog.walkStarts()
 			d.keeper.scan()
 		}
 		landed := d.publish(eng, led, why, run)
@@ -475,7 +474,7 @@ func (d *Daemon) reload(ctx context.Context, current [32]byte) *config.Config {
 // keeperTick is how often the main loop beats and refreshes the status.
 func (d *Daemon) keeperTick() time.Duration {
 	if d.keeper == nil {
-		return progressLogEvery
+		return statusEvery
 	}
 	return d.keeper.tick
 }

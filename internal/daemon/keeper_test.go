@@ -5,11 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
-
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest/observer"
 )
 
 // alives returns the times of the keep-alives among es.
@@ -29,64 +26,68 @@ func alives(es []event) []time.Time {
 // when nothing beats), and come back with progress. While starting, each
 // also extends the start timeout; once ready, none does.
 func TestKeeperFollowsProgress(t *testing.T) {
-	const wd = 400 * time.Millisecond
-	rec := newRecorder()
-	k := newKeeper(rec, wd)
-	var entries atomic.Int64
-	src := progressSource(func() (int64, int64) { return entries.Load(), 0 })
-	k.progress.Store(&src)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go k.run(ctx)
+	// In a synctest bubble: time is the bubble's, so the gaps measured are
+	// the keeper's, not a loaded machine's scheduling delays.
+	synctest.Test(t, func(t *testing.T) {
+		const wd = 400 * time.Millisecond
+		rec := newRecorder()
+		k := newKeeper(rec, wd)
+		var entries atomic.Int64
+		src := progressSource(func() (int64, int64) { return entries.Load(), 0 })
+		k.progress.Store(&src)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go k.run(ctx)
 
-	// Progress for 4 watchdog periods.
-	start := time.Now()
-	for time.Since(start) < 4*wd {
-		entries.Add(10)
-		time.Sleep(wd / 10)
-	}
-	progressEnd := time.Now()
-	// A stall of 3 periods.
-	time.Sleep(3 * wd)
-	stallEnd := time.Now()
-	k.setStarting(false)
-	for time.Since(stallEnd) < 2*wd {
-		entries.Add(10)
-		time.Sleep(wd / 10)
-	}
-	es := rec.snapshot()
-	at := alives(es)
-	prev := start
-	for _, a := range at {
-		if a.After(progressEnd) {
-			break
+		// Progress for 4 watchdog periods.
+		start := time.Now()
+		for time.Since(start) < 4*wd {
+			entries.Add(10)
+			time.Sleep(wd / 10)
 		}
-		if gap := a.Sub(prev); gap > wd/2 {
-			t.Errorf("gap of %v between keep-alives while progressing (limit %v)", gap, wd/2)
+		progressEnd := time.Now()
+		// A stall of 3 periods.
+		time.Sleep(3 * wd)
+		stallEnd := time.Now()
+		k.setStarting(false)
+		for time.Since(stallEnd) < 2*wd {
+			entries.Add(10)
+			time.Sleep(wd / 10)
 		}
-		prev = a
-	}
-	for _, a := range at {
-		if a.After(progressEnd.Add(wd/2+wd/4+50*time.Millisecond)) && a.Before(stallEnd) {
-			t.Errorf("keep-alive %v into a stall", a.Sub(progressEnd))
+		es := rec.snapshot()
+		at := alives(es)
+		prev := start
+		for _, a := range at {
+			if a.After(progressEnd) {
+				break
+			}
+			if gap := a.Sub(prev); gap > wd/2 {
+				t.Errorf("gap of %v between keep-alives while progressing (limit %v)", gap, wd/2)
+			}
+			prev = a
 		}
-	}
-	if last := at[len(at)-1]; last.Before(stallEnd) {
-		t.Error("keep-alives did not come back with progress")
-	}
-	var extendsBefore, extendsAfter int
-	for _, e := range es {
-		if e.what == "EXTEND" {
-			if e.at.Before(stallEnd) {
-				extendsBefore++
-			} else {
-				extendsAfter++
+		for _, a := range at {
+			if a.After(progressEnd.Add(wd/2+wd/4+50*time.Millisecond)) && a.Before(stallEnd) {
+				t.Errorf("keep-alive %v into a stall", a.Sub(progressEnd))
 			}
 		}
-	}
-	if extendsBefore == 0 || extendsAfter > 1 {
-		t.Errorf("%d timeout extensions while starting, %d after", extendsBefore, extendsAfter)
-	}
+		if last := at[len(at)-1]; last.Before(stallEnd) {
+			t.Error("keep-alives did not come back with progress")
+		}
+		var extendsBefore, extendsAfter int
+		for _, e := range es {
+			if e.what == "EXTEND" {
+				if e.at.Before(stallEnd) {
+					extendsBefore++
+				} else {
+					extendsAfter++
+				}
+			}
+		}
+		if extendsBefore == 0 || extendsAfter > 1 {
+			t.Errorf("%d timeout extensions while starting, %d after", extendsBefore, extendsAfter)
+		}
+	})
 }
 
 // TestKeeperBeats: an idle main loop's beats keep it alive, and nothing
@@ -153,38 +154,5 @@ func TestOneLineAndCommas(t *testing.T) {
 		if got := commas(n); got != want {
 			t.Errorf("commas(%d) = %q", n, got)
 		}
-	}
-}
-
-// TestWalkLog: the seam that reads the engine's progress lines counts the
-// entries of successive walks, and lets one line per progressLogEvery
-// through to the log.
-func TestWalkLog(t *testing.T) {
-	core, logs := observer.New(zapcore.InfoLevel)
-	p := newEngineProgress(zap.New(core), 10*time.Millisecond)
-	if p.walks == nil {
-		t.Skip("build.Engine reports its progress itself")
-	}
-	blog := p.log.Named("build")
-	for _, n := range []int64{10, 50, 120} {
-		blog.Info("scanning", zap.Int64("entries", n))
-	}
-	p.walkStarts()
-	for _, n := range []int64{30, 200} {
-		blog.Info("scanning", zap.Int64("entries", n))
-	}
-	if e, _ := p.walks.progress(); e != 320 {
-		t.Errorf("entries %d, want 320", e)
-	}
-	if n := logs.FilterMessage("scanning").Len(); n != 1 {
-		t.Errorf("%d progress lines logged, want 1", n)
-	}
-	p.log.Info("scanning", zap.Int64("entries", 5000)) // not the engine's
-	p.log.Info("other")
-	if e, _ := p.walks.progress(); e != 320 {
-		t.Errorf("entries %d after other lines", e)
-	}
-	if logs.Len() != 3 {
-		t.Errorf("%d lines logged, want 3", logs.Len())
 	}
 }
