@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +73,29 @@ func TestStateDirectory(t *testing.T) {
 	c, err = Load([]byte("root: "+site+"\nbase_url: http://localhost/\nstate_dir: /srv/state\n"), "x.yml")
 	if err != nil || c.StateDir != "/srv/state" {
 		t.Errorf("set in the file: %v, state_dir %q", err, c.StateDir)
+	}
+}
+
+// TestPlaceholderBaseURL: a base_url on a documentation domain (RFC 2606:
+// example.com, .net, .org, and below them) is refused, naming file, line
+// and key; the test and example TLDs and look-alikes are not.
+func TestPlaceholderBaseURL(t *testing.T) {
+	site, _ := filepath.Abs("testdata/site")
+	for _, u := range []string{
+		"https://example.com/", "http://example.com", "https://EXAMPLE.com/docs/", "https://www.example.com/",
+		"https://example.org/", "https://docs.example.net:8443/", "https://example.com./",
+	} {
+		_, err := Load([]byte("# a site\nroot: "+site+"\nbase_url: "+u+"\n"), "x.yml")
+		if want := "x.yml:3: base_url: " + strconv.Quote(u) + " is the example's placeholder: set the site's own URL"; err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", u, err, want)
+		}
+	}
+	for _, u := range []string{
+		"https://www.sitemapd.test/", "http://127.0.0.1:8080/", "http://localhost/", "https://example.co/",
+		"https://myexample.com/", "https://example.com.au/", "https://bench.example/",
+	} {
+		if _, err := Load([]byte("root: "+site+"\nbase_url: "+u+"\n"), "x.yml"); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
 	}
 }

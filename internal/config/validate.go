@@ -30,6 +30,21 @@ var robotsAgentRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 var indexNowKeyRE = regexp.MustCompile(`^[A-Za-z0-9-]{8,128}$`)
 
+// IsPlaceholderHost reports whether host is one of the domains RFC 2606
+// reserves for documentation, example.com, example.net and example.org,
+// or below one: no site is served there, so a base_url there is an
+// example's, copied unchanged. (Tests use the .test domain, which the same
+// RFC reserves for them.)
+func IsPlaceholderHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	for _, d := range []string{"example.com", "example.net", "example.org"} {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
 // validate checks every value, normalises the ones that have a canonical
 // form, and returns all problems found at once.
 func (c *Config) validate(lines map[string]int) error {
@@ -61,6 +76,8 @@ func (c *Config) validate(lines map[string]int) error {
 		bad("base_url", "%q has no host", c.BaseURL)
 	} else if u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
 		bad("base_url", "%q must not carry user info, a query or a fragment", c.BaseURL)
+	} else if IsPlaceholderHost(u.Hostname()) {
+		bad("base_url", "%q is the example's placeholder: set the site's own URL", c.BaseURL)
 	} else {
 		u.Scheme = strings.ToLower(u.Scheme)
 		u.Host = strings.ToLower(u.Host)
