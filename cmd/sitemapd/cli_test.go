@@ -32,7 +32,7 @@ func writeConfig(t *testing.T, body string) (cfg, root string) {
 	if !strings.Contains(body, "state_dir:") {
 		body += "state_dir: state\n" // never the default, /var/lib/sitemapd
 	}
-	os.WriteFile(cfg, []byte("root: site\nbase_url: https://example.com/\nlog: {format: json}\n"+body), 0o644)
+	os.WriteFile(cfg, []byte("root: site\nbase_url: https://static.test/\nlog: {format: json}\n"+body), 0o644)
 	return cfg, root
 }
 
@@ -146,7 +146,7 @@ func TestPing(t *testing.T) {
 		t.Errorf("dry run with nothing owed: exit %d, %q", code, out)
 	}
 	code2, out, _ := runCLI("ping", "-config", cfg, "-now", "-dry-run")
-	if want := "crawler: GET " + srv.URL + "/?sitemap=https%3A%2F%2Fexample.com%2Fsitemap_index.xml"; code2 != ExitOK || !strings.Contains(out, want) {
+	if want := "crawler: GET " + srv.URL + "/?sitemap=https%3A%2F%2Fstatic.test%2Fsitemap_index.xml"; code2 != ExitOK || !strings.Contains(out, want) {
 		t.Errorf("dry run: exit %d, %q, want %q", code2, out, want)
 	}
 	if len(got) != 0 {
@@ -161,7 +161,7 @@ func TestPing(t *testing.T) {
 	if code, out, _ := runCLI("ping", "-config", cfg); code != ExitOK || out != "crawler: sent 1, owed 0\n" {
 		t.Errorf("endpoint up: exit %d, %q", code, out)
 	}
-	if want := []string{"https://example.com/sitemap_index.xml", "https://example.com/sitemap_index.xml"}; !slices.Equal(got, want) {
+	if want := []string{"https://static.test/sitemap_index.xml", "https://static.test/sitemap_index.xml"}; !slices.Equal(got, want) {
 		t.Errorf("the endpoint received %v, want %v", got, want)
 	}
 }
@@ -240,7 +240,7 @@ func TestCheckSitemaps(t *testing.T) {
 	cfg, dir := writeConfig(t, "")
 	root = dir
 	data, _ := os.ReadFile(cfg)
-	os.WriteFile(cfg, bytes.Replace(data, []byte("https://example.com/"), []byte(srv.URL+"/"), 1), 0o644)
+	os.WriteFile(cfg, bytes.Replace(data, []byte("https://static.test/"), []byte(srv.URL+"/"), 1), 0o644)
 	if code, _, stderr := runCLI("build", "-config", cfg); code != ExitOK {
 		t.Fatalf("build: %s", stderr)
 	}

@@ -66,7 +66,7 @@ notify:
 			t.Fatalf("trial %d: ping: exit %d, %s %s", trial, code, out, stderr)
 		}
 		mu.Lock()
-		got := slices.Contains(received, "https://example.com/"+page)
+		got := slices.Contains(received, "https://static.test/"+page)
 		mu.Unlock()
 		if !got {
 			t.Errorf("trial %d: %s was never sent after a kill right after its sitemap's rename", trial, page)

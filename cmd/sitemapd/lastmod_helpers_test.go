@@ -47,7 +47,7 @@ func newReceiver(t *testing.T) *receiver {
 			Host    string   `json:"host"`
 			URLList []string `json:"urlList"`
 		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || body.Host != "example.com" {
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || body.Host != "static.test" {
 			http.Error(w, fmt.Sprintf("bad body: %v, host %q", err, body.Host), http.StatusBadRequest)
 			return
 		}

@@ -20,7 +20,7 @@ import (
 // with os.Chtimes or wrote into heads, and the URLs an IndexNow receiver on
 // 127.0.0.1 is sent.
 
-const base = "https://example.com"
+const base = "https://static.test"
 
 // TestIdenticalRedeploySendsNothing deploys a realistic site again, byte
 // for byte, in the ways real deploys do (cp -r over the tree, rsync -r

@@ -107,7 +107,7 @@ func realisticSite() []siteFile {
 		return fmt.Sprintf("<link rel=\"alternate\" hreflang=\"en\" href=\"%s\">\n<link rel=\"alternate\" hreflang=\"de\" href=\"%s\">\n", pageURL(en), pageURL(de))
 	}
 
-	add("robots.txt", []byte("User-agent: *\nDisallow: /private/\n\nSitemap: https://example.com/sitemap_index.xml\n"), false, time.Time{})
+	add("robots.txt", []byte("User-agent: *\nDisallow: /private/\n\nSitemap: https://static.test/sitemap_index.xml\n"), false, time.Time{})
 	add("assets/site.css", []byte("body { font-family: sans-serif; }\n"), false, time.Time{})
 	add("assets/app.js", []byte("document.documentElement.classList.add('js');\n"), false, time.Time{})
 	add("assets/logo.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), false, time.Time{})

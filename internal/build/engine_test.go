@@ -138,7 +138,7 @@ func TestOutputDir(t *testing.T) {
 			t.Errorf("%s written into the document root", p)
 		}
 	}
-	if idx := read(t, filepath.Join(out, "sitemap_index.xml")); !strings.Contains(idx, "<loc>https://example.com/blog/sitemap.xml</loc>") {
+	if idx := read(t, filepath.Join(out, "sitemap_index.xml")); !strings.Contains(idx, "<loc>https://static.test/blog/sitemap.xml</loc>") {
 		t.Errorf("index:\n%s", idx)
 	}
 	// Stale files in the output directory go too.
@@ -152,7 +152,7 @@ func TestOutputDir(t *testing.T) {
 // TestLocLengthBoundary lists a URL of 2,047 characters and skips one of
 // 2,048 (sitemaps.org: "less than 2,048 characters").
 func TestLocLengthBoundary(t *testing.T) {
-	const base = "https://example.com/" // 20 characters
+	const base = "https://static.test/" // 20 characters
 	path := func(total int) string {
 		n := total - len(base) - len(".html")
 		var segs []string
@@ -321,9 +321,9 @@ func TestUpdateFromMemory(t *testing.T) {
 	}
 	c := rep.Changes
 	want := tree.Changes{
-		Added:   []string{"https://example.com/blog/2024/new/deeper/n.html"},
-		Changed: []string{"https://example.com/blog/a.html"},
-		Removed: []string{"https://example.com/blog/2024/old/c.html"},
+		Added:   []string{"https://static.test/blog/2024/new/deeper/n.html"},
+		Changed: []string{"https://static.test/blog/a.html"},
+		Removed: []string{"https://static.test/blog/2024/old/c.html"},
 	}
 	if !slices.Equal(c.Added, want.Added) || !slices.Equal(c.Changed, want.Changed) || !slices.Equal(c.Removed, want.Removed) {
 		t.Errorf("changes = %+v, want %+v", c, want)
@@ -378,9 +378,9 @@ func TestUpdateByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := rep.Changes
-	if !slices.Equal(c.Added, []string{"https://example.com/bulk/p4.html"}) ||
-		!slices.Equal(c.Changed, []string{"https://example.com/bulk/p3.html"}) ||
-		!slices.Equal(c.Removed, []string{"https://example.com/bulk/p1.html"}) {
+	if !slices.Equal(c.Added, []string{"https://static.test/bulk/p4.html"}) ||
+		!slices.Equal(c.Changed, []string{"https://static.test/bulk/p3.html"}) ||
+		!slices.Equal(c.Removed, []string{"https://static.test/bulk/p1.html"}) {
 		t.Errorf("changes = %+v", c)
 	}
 	sm := read(t, filepath.Join(root, "bulk/sitemap.xml"))
@@ -446,7 +446,7 @@ func TestDirectoryMovedWhilePublishing(t *testing.T) {
 			t.Errorf("%s was not updated", f)
 		}
 	}
-	wantAdded := []string{"https://example.com/b/q2.html", "https://example.com/d/s2.html"}
+	wantAdded := []string{"https://static.test/b/q2.html", "https://static.test/d/s2.html"}
 	if !slices.Equal(rep.Changes.Added, wantAdded) || len(rep.Changes.Removed) != 0 {
 		t.Errorf("changes = %+v, want only %v added: the moved groups published nothing", rep.Changes, wantAdded)
 	}
@@ -458,7 +458,7 @@ func TestDirectoryMovedWhilePublishing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("retry: %v", err)
 	}
-	wantRemoved := []string{"https://example.com/a/p.html", "https://example.com/c/r.html"}
+	wantRemoved := []string{"https://static.test/a/p.html", "https://static.test/c/r.html"}
 	if slices.Sort(rep.Changes.Removed); !slices.Equal(rep.Changes.Removed, wantRemoved) {
 		t.Errorf("retry removed %v, want %v", rep.Changes.Removed, wantRemoved)
 	}
@@ -554,7 +554,7 @@ func TestStylesheet(t *testing.T) {
 	cfg := loadConfig(t, baseConfig, root, "stylesheet: builtin\n")
 	e, _ := newEngine(t, cfg)
 	mustBuild(t, e)
-	const pi = `<?xml-stylesheet type="text/xsl" href="https://example.com/sitemap.xsl"?>`
+	const pi = `<?xml-stylesheet type="text/xsl" href="https://static.test/sitemap.xsl"?>`
 	for _, f := range []string{"sitemap_index.xml", "sitemap.xml", "blog/sitemap.xml"} {
 		if !strings.Contains(read(t, filepath.Join(root, f)), pi) {
 			t.Errorf("%s does not name the stylesheet", f)
@@ -578,7 +578,7 @@ func TestStylesheet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("xsltproc: %v\n%s", err, out)
 	}
-	for _, want := range []string{"<table>", "2 pages", `href="https://example.com/blog/a%20&amp;%20b.html"`} {
+	for _, want := range []string{"<table>", "2 pages", `href="https://static.test/blog/a%20&amp;%20b.html"`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the rendered page lacks %s:\n%s", want, out)
 		}

@@ -52,14 +52,14 @@ func TestShrinkGuardWrongBaseURL(t *testing.T) {
 	}
 	before := outputs(t, good, root)
 
-	wrong := loadConfig(t, "testdata/base.yaml", root, "") // base_url https://example.com/
+	wrong := loadConfig(t, "testdata/base.yaml", root, "") // base_url https://static.test/
 	e2, logs := newEngine(t, wrong)
 	rep, err := e2.Build(context.Background())
 	var se *ShrinkError
 	if !errors.As(err, &se) {
 		t.Fatalf("build with a wrong base_url: err = %v, want a ShrinkError", err)
 	}
-	want := "137 of 137 pages name a canonical URL under " + real + ", not under base_url https://example.com/"
+	want := "137 of 137 pages name a canonical URL under " + real + ", not under base_url https://static.test/"
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q\ndoes not say %q", err, want)
 	}
@@ -307,7 +307,7 @@ func TestWriteAheadComesFirst(t *testing.T) {
 	if _, err := e.Update(context.Background(), []string{"docs"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) != 1 || len(calls[0].Added) != 1 || calls[0].Added[0] != "https://example.com/docs/new.html" {
+	if len(calls) != 1 || len(calls[0].Added) != 1 || calls[0].Added[0] != "https://static.test/docs/new.html" {
 		t.Fatalf("write-ahead calls %+v", calls)
 	}
 	if strings.Contains(onDisk[0], "new.html") {
@@ -318,7 +318,7 @@ func TestWriteAheadComesFirst(t *testing.T) {
 	mustBuild(t, plain)
 	os.RemoveAll(filepath.Join(root, "blog"))
 	rep := mustBuild(t, e)
-	if len(calls) != 1 || len(calls[0].Removed) != 1 || calls[0].Removed[0] != "https://example.com/blog/b.html" {
+	if len(calls) != 1 || len(calls[0].Removed) != 1 || calls[0].Removed[0] != "https://static.test/blog/b.html" {
 		t.Fatalf("write-ahead of a full build calls %+v", calls)
 	}
 	if !slices.Equal(rep.Changes.Removed, calls[0].Removed) {
@@ -326,7 +326,7 @@ func TestWriteAheadComesFirst(t *testing.T) {
 	}
 	// Without a write-ahead, a full build reports a vanished group's pages
 	// all the same.
-	if rep := mustBuild(t, plain); !slices.Equal(rep.Changes.Removed, []string{"https://example.com/blog/b.html"}) {
+	if rep := mustBuild(t, plain); !slices.Equal(rep.Changes.Removed, []string{"https://static.test/blog/b.html"}) {
 		t.Errorf("without a write-ahead, the build reports removed %v", rep.Changes.Removed)
 	}
 	calls = nil

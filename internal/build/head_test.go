@@ -22,7 +22,7 @@ func listedLocs(t *testing.T, p string) (locs []string, alternates bool) {
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
 		if loc, ok := between(line, "<loc>", "</loc>"); ok {
-			locs = append(locs, strings.TrimPrefix(string(loc), "https://example.com/"))
+			locs = append(locs, strings.TrimPrefix(string(loc), "https://static.test/"))
 		}
 	}
 	return locs, strings.Contains(string(b), "<xhtml:link")
@@ -76,7 +76,7 @@ func TestHeadReadOnlyWhenChanged(t *testing.T) {
 	cfg := loadConfig(t, baseConfig, root, "")
 	e, _ := newEngine(t, cfg, WithChanges())
 	mustBuild(t, e)
-	const loc = "https://example.com/d/p.html"
+	const loc = "https://static.test/d/p.html"
 	isListed := func() bool {
 		locs, _ := listedLocs(t, filepath.Join(root, "d", "sitemap.xml"))
 		return slices.Contains(locs, "d/p.html")

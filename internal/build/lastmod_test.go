@@ -93,8 +93,8 @@ func TestContentLastMod(t *testing.T) {
 	if rep := build("content"); len(rep.Written) != 0 {
 		t.Errorf("a redeploy of the same bytes wrote %v", rep.Written)
 	}
-	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://example.com/docs/a.html"] != w3c(t0) {
-		t.Errorf("docs/a.html lastmod %q after a rewrite of the same bytes, want %s", lm["https://example.com/docs/a.html"], w3c(t0))
+	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/a.html"] != w3c(t0) {
+		t.Errorf("docs/a.html lastmod %q after a rewrite of the same bytes, want %s", lm["https://static.test/docs/a.html"], w3c(t0))
 	}
 
 	t2 := t1.Add(time.Hour)
@@ -109,7 +109,7 @@ func TestContentLastMod(t *testing.T) {
 		t.Error("an edit of docs/a.html wrote nothing")
 	}
 	lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml"))
-	if lm["https://example.com/docs/a.html"] != w3c(t2) || lm["https://example.com/docs/b.html"] != w3c(t0) {
+	if lm["https://static.test/docs/a.html"] != w3c(t2) || lm["https://static.test/docs/b.html"] != w3c(t0) {
 		t.Errorf("after an edit: %v", lm)
 	}
 
@@ -118,14 +118,14 @@ func TestContentLastMod(t *testing.T) {
 	if rep := build("content"); len(rep.Written) != 0 {
 		t.Errorf("same bytes with an older mtime wrote %v", rep.Written)
 	}
-	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://example.com/docs/b.html"] != w3c(t0) {
-		t.Errorf("same bytes with an older mtime: lastmod %q, want %s", lm["https://example.com/docs/b.html"], w3c(t0))
+	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/b.html"] != w3c(t0) {
+		t.Errorf("same bytes with an older mtime: lastmod %q, want %s", lm["https://static.test/docs/b.html"], w3c(t0))
 	}
 
 	rewrite(t, filepath.Join(root, "docs/b.html"), t2, true)
 	build("mtime")
-	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://example.com/docs/b.html"] != w3c(t2) {
-		t.Errorf("mtime mode: lastmod %q, want the mtime %s", lm["https://example.com/docs/b.html"], w3c(t2))
+	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/b.html"] != w3c(t2) {
+		t.Errorf("mtime mode: lastmod %q, want the mtime %s", lm["https://static.test/docs/b.html"], w3c(t2))
 	}
 }
 
@@ -150,18 +150,18 @@ func TestNoOpBuildReadsNoBytes(t *testing.T) {
 	writeFile(t, page, `<meta name=robots content="noindex,">`, defaultMTime) // the same length
 	writeFile(t, pdf, "%PDF-1.4 two", defaultMTime)
 	lm := build()
-	if _, ok := lm["https://example.com/p.html"]; !ok || lm["https://example.com/f.pdf"] != w3c(defaultMTime) {
+	if _, ok := lm["https://static.test/p.html"]; !ok || lm["https://static.test/f.pdf"] != w3c(defaultMTime) {
 		t.Errorf("a file of the same stamp was read: %v", lm)
 	}
 	later := defaultMTime.Add(time.Minute)
 	os.Chtimes(page, later, later)
 	os.Chtimes(pdf, later, later)
 	lm = build()
-	if _, ok := lm["https://example.com/p.html"]; ok {
+	if _, ok := lm["https://static.test/p.html"]; ok {
 		t.Error("a page whose stamp changed was not read again")
 	}
-	if lm["https://example.com/f.pdf"] != w3c(later) {
-		t.Errorf("f.pdf: lastmod %q, want %s: its bytes changed", lm["https://example.com/f.pdf"], w3c(later))
+	if lm["https://static.test/f.pdf"] != w3c(later) {
+		t.Errorf("f.pdf: lastmod %q, want %s: its bytes changed", lm["https://static.test/f.pdf"], w3c(later))
 	}
 }
 
@@ -184,7 +184,7 @@ func TestContentLastModFallback(t *testing.T) {
 			}
 			rewrite(t, filepath.Join(root, "a.html"), defaultMTime.Add(time.Hour), false)
 			mustBuild(t, e)
-			if lm := lastmods(t, filepath.Join(root, "sitemap.xml")); lm["https://example.com/a.html"] != w3c(defaultMTime.Add(time.Hour)) {
+			if lm := lastmods(t, filepath.Join(root, "sitemap.xml")); lm["https://static.test/a.html"] != w3c(defaultMTime.Add(time.Hour)) {
 				t.Errorf("lastmod %v, want the mtime", lm)
 			}
 		})
@@ -241,7 +241,7 @@ func TestPageStoreDamaged(t *testing.T) {
 	if w := build(); !strings.Contains(w, "cut short") {
 		t.Errorf("torn store: warnings %q", w)
 	}
-	if lm := lastmods(t, filepath.Join(root, "sitemap.xml")); lm["https://example.com/a.html"] != w3c(defaultMTime) {
+	if lm := lastmods(t, filepath.Join(root, "sitemap.xml")); lm["https://static.test/a.html"] != w3c(defaultMTime) {
 		t.Errorf("after a torn store: %v", lm)
 	}
 }
@@ -263,8 +263,8 @@ func TestHeadDates(t *testing.T) {
 		mustBuild(t, e)
 		lm := lastmods(t, filepath.Join(root, "sitemap.xml"))
 		want := map[string]string{
-			"https://example.com/hugo.html": "2021-03-04T04:06:07Z", "https://example.com/ld.html": "2020-01-02T00:00:00Z",
-			"https://example.com/f1.html": "", "https://example.com/f2.html": "",
+			"https://static.test/hugo.html": "2021-03-04T04:06:07Z", "https://static.test/ld.html": "2020-01-02T00:00:00Z",
+			"https://static.test/f1.html": "", "https://static.test/f2.html": "",
 		}
 		if !on {
 			for loc := range want {
@@ -305,7 +305,7 @@ func TestWrittenDuringWalk(t *testing.T) {
 	e, logs := newEngine(t, cfg, withClock(clock))
 	mustBuild(t, e)
 	lm := lastmods(t, filepath.Join(root, "sitemap.xml"))
-	if lm["https://example.com/during.html"] != w3c(start.Add(time.Second)) || lm["https://example.com/f1.html"] != "" {
+	if lm["https://static.test/during.html"] != w3c(start.Add(time.Second)) || lm["https://static.test/f1.html"] != "" {
 		t.Errorf("lastmods %v", lm)
 	}
 	fut := logs.FilterMessageSnippet("in the future")
@@ -359,7 +359,7 @@ func TestUnreadableDirectoryKeepsItsState(t *testing.T) {
 				e, _ = newEngine(t, cfg)
 			}
 			mustBuild(t, e)
-			if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://example.com/docs/deep/b.html"] != w3c(defaultMTime) {
+			if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/deep/b.html"] != w3c(defaultMTime) {
 				t.Errorf("after the directory was unreadable for a build: %v", lm)
 			}
 		})
@@ -388,7 +388,7 @@ func TestGroupWithSymlinksKeepsItsState(t *testing.T) {
 	if len(rep.Written) != 0 || !rep.Changes.Empty() {
 		t.Errorf("a rewrite of the same bytes in a group with symlinks wrote %v, changed %+v", rep.Written, rep.Changes)
 	}
-	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://example.com/docs/a.html"] != w3c(defaultMTime) || len(lm) != 2 {
+	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/a.html"] != w3c(defaultMTime) || len(lm) != 2 {
 		t.Errorf("lastmods %v", lm)
 	}
 }

@@ -26,7 +26,7 @@ func TestRobotsTxt(t *testing.T) {
 
 	e, _ := newEngine(t, loadConfig(t, baseConfig, root, "robots_txt: true\n"))
 	mustBuild(t, e)
-	if got, want := read(t, p), theirs+"Sitemap: https://example.com/sitemap_index.xml\n"; got != want {
+	if got, want := read(t, p), theirs+"Sitemap: https://static.test/sitemap_index.xml\n"; got != want {
 		t.Errorf("robots.txt = %q, want %q", got, want)
 	}
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
@@ -58,7 +58,7 @@ func TestRobotsRules(t *testing.T) {
 	// The same configuration served below the host root.
 	base, _ := os.ReadFile(baseConfig)
 	prefixed := filepath.Join(t.TempDir(), "prefixed.yaml")
-	os.WriteFile(prefixed, []byte(strings.Replace(string(base), "https://example.com/", "https://example.com/site/", 1)), 0o644)
+	os.WriteFile(prefixed, []byte(strings.Replace(string(base), "https://static.test/", "https://static.test/site/", 1)), 0o644)
 	listed := func(extra string) []string {
 		t.Helper()
 		for _, f := range []string{"sitemap.xml", "private/sitemap.xml", "blog/sitemap.xml", "a b/sitemap.xml"} {
@@ -74,7 +74,7 @@ func TestRobotsRules(t *testing.T) {
 		for _, f := range []string{"sitemap.xml", "private/sitemap.xml", "blog/sitemap.xml", "a b/sitemap.xml"} {
 			b, _ := os.ReadFile(filepath.Join(root, f))
 			for _, m := range regexp.MustCompile(`<loc>([^<]*)</loc>`).FindAllStringSubmatch(string(b), -1) {
-				out = append(out, strings.TrimPrefix(m[1], "https://example.com"))
+				out = append(out, strings.TrimPrefix(m[1], "https://static.test"))
 			}
 		}
 		return out
@@ -99,7 +99,7 @@ func TestRobotsRules(t *testing.T) {
 	}
 
 	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""))
-	os.WriteFile(filepath.Join(root, "robots.txt"), []byte(robots+"Sitemap: https://example.com/sitemap_index.xml\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "robots.txt"), []byte(robots+"Sitemap: https://static.test/sitemap_index.xml\n"), 0o644)
 	if e.RobotsChanged() {
 		t.Error("a new Sitemap line counted as a change of rules")
 	}

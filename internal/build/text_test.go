@@ -26,7 +26,7 @@ func TestTextSitemapsOwnership(t *testing.T) {
 	for _, p := range []string{"index.html", "a/one.html", "a/two.html", "b/three.html"} {
 		mustWrite(t, filepath.Join(root, p), defaultMTime)
 	}
-	handMade := "https://example.com/b/my-own-list.html\n"
+	handMade := "https://static.test/b/my-own-list.html\n"
 	writeFile(t, filepath.Join(root, "b/sitemap.txt"), handMade, defaultMTime)
 	read := func(rel string) string {
 		t.Helper()
@@ -58,7 +58,7 @@ func TestTextSitemapsOwnership(t *testing.T) {
 	if !strings.Contains(read("b/sitemap.xml"), "b/three.html") {
 		t.Error("b/sitemap.xml not written beside the hand-made text sitemap")
 	}
-	if got, want := read("a/sitemap.txt"), "https://example.com/a/one.html\nhttps://example.com/a/two.html\n"; got != want {
+	if got, want := read("a/sitemap.txt"), "https://static.test/a/one.html\nhttps://static.test/a/two.html\n"; got != want {
 		t.Errorf("a/sitemap.txt = %q, want %q", got, want)
 	}
 	record := read(textrecord.Name)
@@ -76,12 +76,12 @@ func TestTextSitemapsOwnership(t *testing.T) {
 	if _, err := e.Update(context.Background(), []string{"a"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := read("a/sitemap.txt"), "https://example.com/a/one.html\n"; got != want {
+	if got, want := read("a/sitemap.txt"), "https://static.test/a/one.html\n"; got != want {
 		t.Errorf("after an update a/sitemap.txt = %q, want %q", got, want)
 	}
 
 	// One of ours edited by hand is no longer ours.
-	edited := "https://example.com/a/one.html\nhttps://example.com/a/extra.html\n"
+	edited := "https://static.test/a/one.html\nhttps://static.test/a/extra.html\n"
 	writeFile(t, filepath.Join(root, "a/sitemap.txt"), edited, defaultMTime)
 	mustWrite(t, filepath.Join(root, "a/four.html"), defaultMTime)
 	_, err = e.Update(context.Background(), []string{"a"}, nil)
@@ -126,8 +126,8 @@ func TestTextRecordMidWrite(t *testing.T) {
 	cfg := loadConfig(t, baseConfig, root, "formats: [xml, txt]\n")
 	e, _ := newEngine(t, cfg)
 	mustBuild(t, e)
-	old := textHash([]byte("https://example.com/a.html\n"))
-	next := textHash([]byte("https://example.com/a.html\nhttps://example.com/b.html\n"))
+	old := textHash([]byte("https://static.test/a.html\n"))
+	next := textHash([]byte("https://static.test/a.html\nhttps://static.test/b.html\n"))
 	// As Record.Prepare leaves it when the process dies before the commit.
 	rec := textRecordHeader + old + "  sitemap.txt\n" + next + "  sitemap.txt\n"
 	if err := os.WriteFile(filepath.Join(root, textrecord.Name), []byte(rec), 0o644); err != nil {
@@ -138,7 +138,7 @@ func TestTextRecordMidWrite(t *testing.T) {
 	mustBuild(t, e)
 	b, _ := os.ReadFile(filepath.Join(root, textrecord.Name))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	now := textHash([]byte("https://example.com/a.html\nhttps://example.com/c.html\n"))
+	now := textHash([]byte("https://static.test/a.html\nhttps://static.test/c.html\n"))
 	if !slices.Equal(lines[1:], []string{now + "  sitemap.txt"}) {
 		t.Errorf("record after the next publish:\n%s\nwant only %s", b, now)
 	}
@@ -160,7 +160,7 @@ func TestTextSitemapMovesWithItsDirectory(t *testing.T) {
 		t.Fatalf("update after the move: %v", err)
 	}
 	b, err := os.ReadFile(filepath.Join(root, "c/sitemap.txt"))
-	if err != nil || string(b) != "https://example.com/c/one.html\n" {
+	if err != nil || string(b) != "https://static.test/c/one.html\n" {
 		t.Errorf("c/sitemap.txt = %q (%v), want the page at its new URL", b, err)
 	}
 	rec, _ := os.ReadFile(filepath.Join(root, textrecord.Name))
@@ -191,7 +191,7 @@ func TestTextRecordUnwritable(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(root, rel))
 		return string(b)
 	}
-	if got := read("sitemap.txt"); got != "https://example.com/a.html\n" {
+	if got := read("sitemap.txt"); got != "https://static.test/a.html\n" {
 		t.Errorf("sitemap.txt written without its record: %q", got)
 	}
 	if !strings.Contains(read("sitemap.xml"), "b.html") {
@@ -199,7 +199,7 @@ func TestTextRecordUnwritable(t *testing.T) {
 	}
 	os.Remove(record)
 	mustBuild(t, e)
-	if got := read("sitemap.txt"); got != "https://example.com/a.html\nhttps://example.com/b.html\n" {
+	if got := read("sitemap.txt"); got != "https://static.test/a.html\nhttps://static.test/b.html\n" {
 		t.Errorf("sitemap.txt once the record can be written: %q", got)
 	}
 	if !strings.Contains(read(textrecord.Name), "  sitemap.txt\n") {

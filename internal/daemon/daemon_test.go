@@ -44,7 +44,7 @@ func (h *harness) Published(p Publish) {
 }
 
 const testConfig = `root: root
-base_url: https://example.com/
+base_url: https://static.test/
 depth: 1
 state_dir: state
 watch: {settle: 100ms, max_delay: 1s, rescan: 0s}
@@ -200,7 +200,7 @@ func TestAddChangeRemove(t *testing.T) {
 	h.write("blog/post.html")
 	h.waitFor("blog sitemap", func() bool {
 		b, _ := os.ReadFile(h.path("blog/sitemap.xml"))
-		return strings.Contains(string(b), "https://example.com/blog/post.html")
+		return strings.Contains(string(b), "https://static.test/blog/post.html")
 	})
 	os.RemoveAll(h.path("blog"))
 	h.waitFor("blog sitemap removed", func() bool { _, err := os.Stat(h.path("blog/sitemap.xml")); return err != nil })
@@ -212,7 +212,7 @@ func TestAddChangeRemove(t *testing.T) {
 		removed = append(removed, p.Changes.Removed...)
 	}
 	h.mu.Unlock()
-	if !contains(added, "https://example.com/blog/post.html") || !contains(removed, "https://example.com/blog/post.html") {
+	if !contains(added, "https://static.test/blog/post.html") || !contains(removed, "https://static.test/blog/post.html") {
 		t.Errorf("notifier saw added %v, removed %v", added, removed)
 	}
 	h.checkOracle()
@@ -271,7 +271,7 @@ func TestFailedGroupIsRetried(t *testing.T) {
 	os.Remove(h.path("docs/sitemap.xml"))
 	h.waitFor("the retry to publish docs", func() bool {
 		b, _ := os.ReadFile(h.path("docs/sitemap.xml"))
-		return strings.Contains(string(b), "https://example.com/docs/p.html")
+		return strings.Contains(string(b), "https://static.test/docs/p.html")
 	})
 	h.checkOracle()
 }
@@ -312,7 +312,7 @@ func TestReload(t *testing.T) {
 		t.Errorf("daemon stopped serving after an invalid reload:\n%s", b)
 	}
 	// An edit of the file is enough: no signal.
-	os.WriteFile(h.cfgPath, []byte(strings.Replace(testConfig, "https://example.com/", "https://other.example/", 1)), 0o644)
+	os.WriteFile(h.cfgPath, []byte(strings.Replace(testConfig, "https://static.test/", "https://other.example/", 1)), 0o644)
 	h.waitFor("new base URL", func() bool { return h.rootSitemapHas("https://other.example/") })
 	h.checkOracle()
 }
@@ -351,7 +351,7 @@ func TestReadersSeeWholeFiles(t *testing.T) {
 			}
 			found := false
 			for _, u := range us.URLs {
-				found = found || u.Loc == "https://example.com/docs/stable.html"
+				found = found || u.Loc == "https://static.test/docs/stable.html"
 			}
 			if !found {
 				errc <- fmt.Errorf("read %d: stable.html missing during a save", reads)

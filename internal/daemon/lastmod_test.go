@@ -25,7 +25,7 @@ func TestRestartAfterRedeploy(t *testing.T) {
 			for i := range 20 {
 				p := fmt.Sprintf("d%d/p%d.html", i%3, i)
 				h.write(p)
-				pages = append(pages, "https://example.com/"+p)
+				pages = append(pages, "https://static.test/"+p)
 			}
 			h.write("d0/notes.pdf")
 			h.sync()

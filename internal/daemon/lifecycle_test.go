@@ -245,8 +245,8 @@ func TestOneDaemonPerTree(t *testing.T) {
 	os.MkdirAll(otherRoot, 0o755)
 	for name, yaml := range map[string]string{
 		"same config":      "",
-		"same output root": fmt.Sprintf("root: %s\nbase_url: https://example.com/\nstate_dir: %s\n", root, filepath.Join(filepath.Dir(other), "state")),
-		"same state_dir":   fmt.Sprintf("root: %s\nbase_url: https://example.com/\nstate_dir: %s\n", otherRoot, filepath.Join(filepath.Dir(cfg), "state")),
+		"same output root": fmt.Sprintf("root: %s\nbase_url: https://static.test/\nstate_dir: %s\n", root, filepath.Join(filepath.Dir(other), "state")),
+		"same state_dir":   fmt.Sprintf("root: %s\nbase_url: https://static.test/\nstate_dir: %s\n", otherRoot, filepath.Join(filepath.Dir(cfg), "state")),
 	} {
 		path := cfg
 		if yaml != "" {

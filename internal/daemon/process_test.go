@@ -261,12 +261,12 @@ func TestNotifyAfterSIGKILL(t *testing.T) {
 	h.sync()
 	h.write("blog/new.html")
 	h.waitFor("new.html owed in the state file", func() bool {
-		return slices.Contains(owed(), "https://example.com/blog/new.html")
+		return slices.Contains(owed(), "https://static.test/blog/new.html")
 	})
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	want := owed()
-	if slices.Contains(want, "https://example.com/index.html") {
+	if slices.Contains(want, "https://static.test/index.html") {
 		t.Errorf("owed %v: the first build of a never-notified site owes no pages", want)
 	}
 

@@ -166,21 +166,22 @@ func isDateMeta(v []byte) bool {
 // link reads a link as collected.link does: one with an href whose rel
 // has canonical, or alternate and an hreflang.
 func (f *fast) link() {
-	href, ok := f.value(kHref)
-	if !ok {
+	if f.first[kHref] < 0 {
 		return
 	}
 	rel, _ := f.value(kRel)
 	canonical, alternate := relHas(rel)
-	lang, hasLang := f.value(kHreflang)
-	if !canonical && !(alternate && hasLang) {
+	alternate = alternate && f.first[kHreflang] >= 0
+	if !canonical && !alternate {
 		return
 	}
+	href, _ := f.value(kHref)
 	h := string(href)
 	if canonical {
 		f.c.canon = append(f.c.canon, h)
 	}
-	if alternate && hasLang {
+	if alternate {
+		lang, _ := f.value(kHreflang)
 		f.c.alts = append(f.c.alts, Alternate{Lang: string(bytes.Trim(lang, htmlSpace)), Href: h})
 	}
 }

@@ -77,7 +77,7 @@ func TestFirstRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	n.Note(pages(5), []string{"https://example.com/sitemap_index.xml"}, true, true)
+	n.Note(pages(5), []string{"https://static.test/sitemap_index.xml"}, true, true)
 	if got := n.Stats()[0].Owed; got != 0 {
 		t.Errorf("%d URLs owed after the first build of a new site, want 0", got)
 	}

@@ -76,7 +76,7 @@ func setup(t *testing.T, kind config.EndpointKind, url, stateDir, extra string) 
 	if kind == config.IndexNow {
 		ep += ", key: " + testKey
 	}
-	yml := fmt.Sprintf("root: %q\nbase_url: https://example.com/\nstate_dir: %q\nnotify:\n  schedule: \"@every 1m\"\n  attempts: 3\n  max_backoff: 30s\n  endpoints: [%s}]\n%s",
+	yml := fmt.Sprintf("root: %q\nbase_url: https://static.test/\nstate_dir: %q\nnotify:\n  schedule: \"@every 1m\"\n  attempts: 3\n  max_backoff: 30s\n  endpoints: [%s}]\n%s",
 		root, stateDir, ep, extra)
 	cfg, err := config.Load([]byte(yml), filepath.Join(root, "test.yaml"))
 	if err != nil {
@@ -116,7 +116,7 @@ func open(t *testing.T, cfg *config.Config, s *sleeps) (*Notifier, *observer.Obs
 func pages(k int) []string {
 	out := make([]string, k)
 	for i := range out {
-		out[i] = fmt.Sprintf("https://example.com/p%05d.html", i)
+		out[i] = fmt.Sprintf("https://static.test/p%05d.html", i)
 	}
 	return out
 }
@@ -268,15 +268,15 @@ func TestIndexNowBatching(t *testing.T) {
 			seen := map[string]bool{}
 			for i, r := range reqs {
 				b := r.body
-				if len(b.URLList) != tc.sizes[i] || b.Host != "example.com" || b.Key != testKey ||
-					b.KeyLocation != "https://example.com/"+testKey+".txt" {
+				if len(b.URLList) != tc.sizes[i] || b.Host != "static.test" || b.Key != testKey ||
+					b.KeyLocation != "https://static.test/"+testKey+".txt" {
 					t.Errorf("POST %d: host %q key %q keyLocation %q, %d URLs", i, b.Host, b.Key, b.KeyLocation, len(b.URLList))
 				}
 				if !strings.HasPrefix(r.ua, "sitemapd/1.2.3") {
 					t.Errorf("User-Agent %q does not name sitemapd and its version", r.ua)
 				}
 				for _, u := range b.URLList {
-					if !strings.HasPrefix(u, "https://example.com/") || seen[u] {
+					if !strings.HasPrefix(u, "https://static.test/") || seen[u] {
 						t.Errorf("URL %s sent twice or of another host", u)
 					}
 					seen[u] = true
@@ -292,7 +292,7 @@ func TestCoalescing(t *testing.T) {
 	srv := newRecorder(t, status(200))
 	n, _ := open(t, setup(t, "indexnow", srv.URL, "", ""), nil)
 	for range 10 {
-		n.Note([]string{"https://example.com/a.html"}, nil, true, false)
+		n.Note([]string{"https://static.test/a.html"}, nil, true, false)
 	}
 	n.Flush(context.Background())
 	n.Flush(context.Background())
@@ -307,7 +307,7 @@ func TestCoalescing(t *testing.T) {
 // the endpoint until its URL changes, across restarts, with one warning:
 // retired ping URLs answer so forever.
 func TestPing(t *testing.T) {
-	const index = "https://example.com/a&b?c=d/caf\u00e9/sitemap_index.xml"
+	const index = "https://static.test/a&b?c=d/caf\u00e9/sitemap_index.xml"
 	srv := newRecorder(t, status(200))
 	n, _ := open(t, setup(t, "ping", srv.URL+"/ping?sitemap={sitemap}&x=1", "", ""), nil)
 	n.Note(nil, []string{index}, true, false)
@@ -329,9 +329,9 @@ func TestPing(t *testing.T) {
 			state := t.TempDir()
 			cfg := setup(t, "ping", gone.URL+"/?s={sitemap}", state, "")
 			n, logs := open(t, cfg, nil)
-			n.Note(nil, []string{"https://example.com/sitemap_index.xml"}, true, false)
+			n.Note(nil, []string{"https://static.test/sitemap_index.xml"}, true, false)
 			n.Flush(context.Background())
-			n.Note(nil, []string{"https://example.com/sitemap_index.xml"}, true, false)
+			n.Note(nil, []string{"https://static.test/sitemap_index.xml"}, true, false)
 			n.Flush(context.Background())
 			if got := len(gone.requests()); got != 1 {
 				t.Errorf("%d requests, want 1: no retry, no call once gone", got)
@@ -342,7 +342,7 @@ func TestPing(t *testing.T) {
 			n.Close()
 			// A restart keeps it disabled; a new URL enables it again.
 			n2, _ := open(t, cfg, nil)
-			n2.Note(nil, []string{"https://example.com/sitemap_index.xml"}, true, false)
+			n2.Note(nil, []string{"https://static.test/sitemap_index.xml"}, true, false)
 			n2.Flush(context.Background())
 			if got := len(gone.requests()); got != 1 {
 				t.Errorf("%d requests after a restart, want still 1", got)
@@ -350,7 +350,7 @@ func TestPing(t *testing.T) {
 			n2.Close()
 			ok := newRecorder(t, status(200))
 			n3, _ := open(t, setup(t, "ping", ok.URL+"/?s={sitemap}", state, ""), nil)
-			n3.Note(nil, []string{"https://example.com/sitemap_index.xml"}, true, false)
+			n3.Note(nil, []string{"https://static.test/sitemap_index.xml"}, true, false)
 			n3.Flush(context.Background())
 			if got := len(ok.requests()); got != 1 {
 				t.Errorf("%d requests to the new URL, want 1", got)

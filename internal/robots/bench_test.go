@@ -9,7 +9,7 @@ import (
 
 // benchRobots is a robots.txt as a shop or a blog has one: 40 rules in
 // four groups, wildcards, comments and Sitemap lines.
-const benchRobots = `# robots.txt for www.example.com
+const benchRobots = `# robots.txt for www.static.test
 User-agent: *
 Disallow: /wp-admin/
 Allow: /wp-admin/admin-ajax.php
@@ -61,8 +61,8 @@ Disallow: /search/
 Disallow: /cart/
 Crawl-delay: 5
 
-Sitemap: https://www.example.com/sitemap_index.xml
-Sitemap: https://www.example.com/news-sitemap.xml
+Sitemap: https://www.static.test/sitemap_index.xml
+Sitemap: https://www.static.test/news-sitemap.xml
 `
 
 // benchPaths are the site paths of pages of such a site.
@@ -97,7 +97,7 @@ func BenchmarkAllowed(b *testing.B) {
 		b.Run("agent="+agent+"/grobotstxt.AgentAllowed", func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				grobotstxt.AgentAllowed(benchRobots, agent, "https://www.example.com"+benchPaths[i%len(benchPaths)])
+				grobotstxt.AgentAllowed(benchRobots, agent, "https://www.static.test"+benchPaths[i%len(benchPaths)])
 			}
 		})
 	}

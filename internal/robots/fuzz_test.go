@@ -31,7 +31,7 @@ func FuzzRules(f *testing.F) {
 		if !strings.HasPrefix(path, "/") {
 			path = "/" + path
 		}
-		u, err := url.Parse("http://example.com" + path)
+		u, err := url.Parse("http://static.test" + path)
 		if err != nil {
 			t.Skip()
 		}
@@ -40,7 +40,7 @@ func FuzzRules(f *testing.F) {
 		if len(read) > maxSize {
 			read = read[:maxSize] // as Google reads it
 		}
-		want := grobotstxt.AgentAllowed(read, agent, "http://example.com"+path)
+		want := grobotstxt.AgentAllowed(read, agent, "http://static.test"+path)
 		if again := oracle(body, agent, p); again != want {
 			t.Fatalf("grobotstxt answers %v for path %q and %v for %q", want, path, again, p)
 		}

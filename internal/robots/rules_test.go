@@ -23,7 +23,7 @@ func oracle(body, agent, sitePath string) bool {
 	if len(body) > maxSize {
 		body = body[:maxSize]
 	}
-	return grobotstxt.AgentAllowed(body, agent, "http://example.com"+sitePath)
+	return grobotstxt.AgentAllowed(body, agent, "http://static.test"+sitePath)
 }
 
 // sitePath is the path (and query) that grobotstxt matches for a URL, in
@@ -59,7 +59,7 @@ func loadRules(t testing.TB, body, agent string) (Rules, *observer.ObservedLogs)
 
 func loadConfig(t testing.TB, root, agent, extra string) *config.Config {
 	t.Helper()
-	yml := fmt.Sprintf("root: %q\nbase_url: https://example.com/\npages:\n  robots_txt: true\n  robots_agent: %q\n%s", root, agent, extra)
+	yml := fmt.Sprintf("root: %q\nbase_url: https://static.test/\npages:\n  robots_txt: true\n  robots_agent: %q\n%s", root, agent, extra)
 	cfg, err := config.Load([]byte(yml), filepath.Join(root, "sitemapd.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func cases() []robotsCase {
 		{"$ at the end", "User-agent: *\nDisallow: /*.php$\nDisallow: /$\nAllow: /*$\n", "*", []string{"/", "/a.php", "/a.php?x", "/a.php5", "/b"}},
 		{"$ alone", "User-agent: *\nDisallow: $\nDisallow: *$\n", "*", []string{"/", "/a"}},
 		{"* runs", "User-agent: *\nDisallow: /a**b*c*$\nAllow: /*/*/\nDisallow: /**\n", "*", []string{"/abc", "/a/b/c", "/axbyc", "/axbyc/", "/x/y/z", "/"}},
-		{"raw UTF-8 pattern", "User-agent: *\nDisallow: /café/\nAllow: /café/menu\n", "*", []string{"/caf%C3%A9/", "/caf%C3%A9/menu", "/caf%c3%a9/", "http://example.com/café/", "/cafe/"}},
+		{"raw UTF-8 pattern", "User-agent: *\nDisallow: /café/\nAllow: /café/menu\n", "*", []string{"/caf%C3%A9/", "/caf%C3%A9/menu", "/caf%c3%a9/", "http://static.test/café/", "/cafe/"}},
 		{"lower-case escapes in a pattern", "User-agent: *\nDisallow: /caf%c3%a9/\nDisallow: /%7euser/\n", "*", []string{"/caf%C3%A9/", "/caf%c3%a9/", "/%7Euser/", "/~user/"}},
 		{"Latin-1 byte in a pattern", "User-agent: *\nDisallow: /caf\xe9/\n", "*", []string{"/caf%E9/", "/caf%C3%A9/"}},
 		{"typo Dissallow", "User-agent: *\nDissallow: /x/\n", "*", paths},
@@ -158,7 +158,7 @@ func cases() []robotsCase {
 		{"*bot is not global", "User-agent: *bot\nDisallow: /x/\n", "Bingbot", paths},
 		{"*/ names the agent *", "User-agent: */\nDisallow: /x/\nUser-agent: *\nDisallow: /a/\n", "*", paths},
 		{"empty user-agent value", "User-agent:\nDisallow: /x/\nUser-agent: *\nDisallow: /a/\n", "Googlebot", paths},
-		{"sitemap and unknown lines do not end a group", "User-agent: Bingbot\nSitemap: https://example.com/s.xml\nCrawl-delay: 5\nUser-agent: Googlebot\nDisallow: /x/\n", "Bingbot", paths},
+		{"sitemap and unknown lines do not end a group", "User-agent: Bingbot\nSitemap: https://static.test/s.xml\nCrawl-delay: 5\nUser-agent: Googlebot\nDisallow: /x/\n", "Bingbot", paths},
 		{"rule ends the user-agent list", "User-agent: Googlebot\nDisallow: /x/\nUser-agent: Bingbot\nDisallow: /a/\n", "Googlebot", paths},
 		// The Go port takes digits and more in a product token; Google's
 		// C++ stops at them ("Googlebot2" and "Googlebot*" name Googlebot
@@ -269,10 +269,10 @@ func googleCases() []robotsCase {
 	for _, allow := range []string{"/fish", "/fish*", "/fish/", "/*.php", "/*.php$", "/fish*.php"} {
 		add("DocumentationChecks allow "+allow, "user-agent: FooBot\ndisallow: /\nallow: "+allow+"\n", "FooBot", fish)
 	}
-	add("DocumentationChecks precedence /p", "user-agent: FooBot\nallow: /p\ndisallow: /\n", "FooBot", "http://example.com/page")
-	add("DocumentationChecks precedence /folder", "user-agent: FooBot\nallow: /folder\ndisallow: /folder\n", "FooBot", "http://example.com/folder/page")
-	add("DocumentationChecks precedence /*.htm", "user-agent: FooBot\nallow: /page\ndisallow: /*.htm\n", "FooBot", "http://example.com/page.htm")
-	add("DocumentationChecks precedence /$", "user-agent: FooBot\nallow: /$\ndisallow: /\n", "FooBot", "http://example.com/ http://example.com/page.html")
+	add("DocumentationChecks precedence /p", "user-agent: FooBot\nallow: /p\ndisallow: /\n", "FooBot", "http://static.test/page")
+	add("DocumentationChecks precedence /folder", "user-agent: FooBot\nallow: /folder\ndisallow: /folder\n", "FooBot", "http://static.test/folder/page")
+	add("DocumentationChecks precedence /*.htm", "user-agent: FooBot\nallow: /page\ndisallow: /*.htm\n", "FooBot", "http://static.test/page.htm")
+	add("DocumentationChecks precedence /$", "user-agent: FooBot\nallow: /$\ndisallow: /\n", "FooBot", "http://static.test/ http://static.test/page.html")
 	const some = "/some/path /AnyValue /anyvalue /x /"
 	for name, body := range map[string]string{
 		"unix":             "User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /\n",
@@ -342,7 +342,7 @@ func TestLargeFileCut(t *testing.T) {
 	if r.Allowed("/early/x") || !r.Allowed("/late/x") {
 		t.Errorf("rules past 500 KiB applied, or those before ignored")
 	}
-	if grobotstxt.AgentAllowed(body, "*", "http://example.com/late/x") {
+	if grobotstxt.AgentAllowed(body, "*", "http://static.test/late/x") {
 		t.Errorf("grobotstxt read only part of the file: the test shows nothing")
 	}
 	if logs.FilterMessageSnippet("larger than crawlers read").Len() != 1 {
@@ -366,7 +366,7 @@ func TestLoad(t *testing.T) {
 		if name == "off" {
 			cfg.Pages.RobotsTxt = false
 		} else {
-			cfg.BaseURL = "https://example.com/docs/"
+			cfg.BaseURL = "https://static.test/docs/"
 		}
 		if r := Load(cfg, zap.NewNop()); !r.AllowsAll() || !r.Allowed("/private/x") {
 			t.Errorf("%s: rules applied", name)
@@ -422,7 +422,7 @@ func TestChanged(t *testing.T) {
 	if r.Changed(cfg) {
 		t.Errorf("changed without a change")
 	}
-	os.WriteFile(p, []byte("User-agent: *\nDisallow: /x/\nSitemap: https://example.com/sitemap_index.xml\n"), 0o644)
+	os.WriteFile(p, []byte("User-agent: *\nDisallow: /x/\nSitemap: https://static.test/sitemap_index.xml\n"), 0o644)
 	if r.Changed(cfg) {
 		t.Errorf("a Sitemap line counted as a change of rules")
 	}

@@ -6,9 +6,9 @@ import (
 )
 
 func TestWithSitemaps(t *testing.T) {
-	const idx = "https://example.com/sitemap_index.xml"
-	const idx2 = "https://example.com/sitemap_index-2.xml"
-	ours := func(u string) bool { return strings.HasPrefix(u, "https://example.com/sitemap_index") }
+	const idx = "https://static.test/sitemap_index.xml"
+	const idx2 = "https://static.test/sitemap_index-2.xml"
+	ours := func(u string) bool { return strings.HasPrefix(u, "https://static.test/sitemap_index") }
 	for _, tc := range []struct {
 		name string
 		old  string
@@ -22,8 +22,8 @@ func TestWithSitemaps(t *testing.T) {
 		{"CRLF kept", "User-agent: *\r\nAllow: /\r\n", []string{idx}, "User-agent: *\r\nAllow: /\r\nSitemap: " + idx + "\r\n"},
 		{"present, untouched", "sitemap:  " + idx + "\nUser-agent: *\n", []string{idx}, "sitemap:  " + idx + "\nUser-agent: *\n"},
 		{"duplicate dropped", "Sitemap: " + idx + "\nSitemap: " + idx + "\n", []string{idx}, "Sitemap: " + idx + "\n"},
-		{"stale part dropped, others kept", "Sitemap: " + idx2 + "\nSitemap: https://example.com/news.xml\n", []string{idx},
-			"Sitemap: https://example.com/news.xml\nSitemap: " + idx + "\n"},
+		{"stale part dropped, others kept", "Sitemap: " + idx2 + "\nSitemap: https://static.test/news.xml\n", []string{idx},
+			"Sitemap: https://static.test/news.xml\nSitemap: " + idx + "\n"},
 		{"two parts", "", []string{idx, idx2}, "Sitemap: " + idx + "\nSitemap: " + idx2 + "\n"},
 		{"no index: our line goes", "User-agent: *\nSitemap: " + idx + "\n", nil, "User-agent: *\n"},
 	} {

@@ -25,7 +25,7 @@ func FuzzNameToLoc(f *testing.F) {
 		f.Add(s, "dir")
 	}
 	cfg := config.Default()
-	cfg.BaseURL = "https://example.com/base/"
+	cfg.BaseURL = "https://static.test/base/"
 	m := siteurl.New(&cfg)
 	flt := NewFilter(&cfg)
 	f.Fuzz(func(t *testing.T, name, dir string) {
