@@ -245,6 +245,19 @@ func (e *Engine) Failed() []string {
 	return out
 }
 
+// Listed counts the groups the engine publishes and the URLs their
+// published sitemaps list, as far as it knows them (a group whose files did
+// not land is not counted until it is published again).
+func (e *Engine) Listed() (groups, urls int) {
+	for _, g := range e.groups {
+		if g.urls >= 0 {
+			groups++
+			urls += g.urls
+		}
+	}
+	return groups, urls
+}
+
 // Progress counts the work of the engine's publishes since New: directory
 // entries its walks have read, and its publisher's steps (files written,
 // renamed, removed, synced). Both only grow. Unlike the rest of Engine it

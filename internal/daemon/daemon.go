@@ -529,10 +529,7 @@ func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 		return false
 	}
 	if rep != nil {
-		urls := -1
-		if why.Full() {
-			urls = rep.URLs
-		}
+		_, urls := eng.Listed()
 		d.metrics.Published(why.String(), rep.Duration, urls, err)
 		if why.Full() {
 			d.metrics.LeftOut(rep.LeftOut)
@@ -555,13 +552,7 @@ func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 		return false
 	}
 	landed = err == nil || len(rep.Written) > 0 || rep.Unchanged > 0
-	if why.Full() {
-		d.groups, d.urls = rep.Groups, rep.URLs
-	} else {
-		// Between full builds, counted from the pages each publish
-		// adds and removes.
-		d.urls += len(rep.Changes.Added) - len(rep.Changes.Removed)
-	}
+	d.groups, d.urls = eng.Listed()
 	c := rep.Changes
 	d.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
 		zap.Int("added", len(c.Added)), zap.Int("changed", len(c.Changed)), zap.Int("removed", len(c.Removed)),

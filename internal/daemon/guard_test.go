@@ -52,3 +52,29 @@ func TestShrinkGuardInTheDaemon(t *testing.T) {
 	h.waitFor("docs/sitemap.xml removed", func() bool { _, err := os.Stat(h.path("docs/sitemap.xml")); return err != nil })
 	h.checkOracle()
 }
+
+// TestURLsGaugeFollowsChanges: sitemapd_urls counts the URLs published
+// after every publish, not only after full builds.
+func TestURLsGaugeFollowsChanges(t *testing.T) {
+	h := start(t, "")
+	gauge := func() string {
+		rec := httptest.NewRecorder()
+		h.d.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		for _, line := range strings.Split(rec.Body.String(), "\n") {
+			if strings.HasPrefix(line, "sitemapd_urls ") {
+				return strings.TrimPrefix(line, "sitemapd_urls ")
+			}
+		}
+		return ""
+	}
+	h.sync()
+	if got := gauge(); got != "1" {
+		t.Errorf("after the first build: sitemapd_urls %s, want 1 (index.html)", got)
+	}
+	h.write("docs/a.html")
+	h.write("docs/b.html")
+	h.sync()
+	if got := gauge(); got != "3" {
+		t.Errorf("after two pages added: sitemapd_urls %s, want 3", got)
+	}
+}

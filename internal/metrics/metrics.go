@@ -79,7 +79,7 @@ func New(version string) *Metrics {
 		}, []string{"trigger"}),
 		urls: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "sitemapd_urls",
-			Help: "URLs listed by the groups of the last full build.",
+			Help: "URLs the published sitemaps list, after the last publish (full or not).",
 		}),
 		leftOut: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "sitemapd_pages_left_out",
@@ -110,9 +110,9 @@ func (m *Metrics) SetState(f func() State) {
 	m.mu.Unlock()
 }
 
-// Published records one publish. fullURLs is the URL count of a full
-// build, or -1 for an incremental publish.
-func (m *Metrics) Published(trigger string, d time.Duration, fullURLs int, err error) {
+// Published records one publish. urls is how many URLs the published
+// sitemaps list after it, full build or not, or -1 when not known.
+func (m *Metrics) Published(trigger string, d time.Duration, urls int, err error) {
 	if m == nil {
 		return
 	}
@@ -122,8 +122,8 @@ func (m *Metrics) Published(trigger string, d time.Duration, fullURLs int, err e
 	}
 	m.builds.WithLabelValues(trigger, result).Inc()
 	m.duration.WithLabelValues(trigger).Observe(d.Seconds())
-	if fullURLs >= 0 && err == nil {
-		m.urls.Set(float64(fullURLs))
+	if urls >= 0 {
+		m.urls.Set(float64(urls))
 	}
 	m.mu.Lock()
 	m.lastOK, m.lastBuild = err == nil, time.Now()
