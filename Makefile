@@ -49,6 +49,7 @@ e2e:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-30s} ./internal/scan/
 	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime $${FUZZTIME:-30s} ./internal/head/
+	$(GO) test -run '^$$' -fuzz FuzzFastMatchesTokenizer -fuzztime $${FUZZTIME:-30s} ./internal/head/
 	$(GO) test -run '^$$' -fuzz FuzzStore -fuzztime $${FUZZTIME:-30s} ./internal/pagestore/
 	$(GO) test -run '^$$' -fuzz FuzzRules -fuzztime $${FUZZTIME:-30s} ./internal/robots/
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $${FUZZTIME:-30s} ./internal/validate/
