@@ -92,9 +92,17 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			old = e.publishedParts(g.Dir)
 		}
 	}
-	s := staging{upd: u, urls: len(urls), due: g.Due, read: g.Listings}
-	if s.read == nil && u != nil {
-		s.read = u.Set // a refresh: the directories it re-read
+	s := staging{upd: u, urls: len(urls), due: g.Due}
+	// What the read found is kept for the page store's append (a rebuild;
+	// a full build wrote it to the new store already) and for what the
+	// daemon holds of a group memory does not. A full build without memory
+	// keeps nothing: its memory is bounded by its largest group, not the
+	// tree.
+	if !r.full || (e.mem != nil && (u == nil || u.View == nil)) {
+		s.read = g.Listings
+		if s.read == nil && u != nil {
+			s.read = u.Set // a refresh: the directories it re-read
+		}
 	}
 	prev := len(urls) // the same bytes list the same URLs
 	// Equal bytes in as many files: not one URL or lastmod changed. A
