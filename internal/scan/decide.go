@@ -12,11 +12,16 @@ import (
 )
 
 // decide applies the head rules that are on to what a head says. loc is
-// the page's URL in the sitemap and file its URL as a file path (they
-// differ for index files and pretty URLs): a canonical naming either is the
+// the page's URL in the sitemap and rel its file's path, whose URL (they
+// differ for index files and pretty URLs; computed only when a head names
+// a URL, as few do) is the page too: a canonical naming either is the
 // page itself. elsewhere is, for a page left out for a canonical URL not
 // under base_url, the base URL that canonical seems written for.
-func (s *Scanner) decide(log *zap.Logger, info head.Info, path, loc, file string) (h tree.Head, elsewhere string) {
+func (s *Scanner) decide(log *zap.Logger, info head.Info, path, loc, rel string) (h tree.Head, elsewhere string) {
+	var file string
+	if info.Redirect != "" || len(info.Canonicals) > 0 {
+		file = s.loc.File(rel)
+	}
 	rules := &s.cfg.Pages
 	// A redirect stub first: they often say noindex, or name their target
 	// as canonical, too (Hugo's aliases do both), but are redirects.

@@ -253,7 +253,7 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 		p.Time = info.Modified.UnixNano()
 	}
 	var elsewhere string
-	p.Head, elsewhere = s.decide(w.log, info, path, p.URL.Loc, s.loc.File(rel))
+	p.Head, elsewhere = s.decide(w.log, info, path, p.URL.Loc, rel)
 	if info.Canonicals != nil {
 		g.mu.Lock()
 		g.Left.Canonicals++
