@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -390,5 +391,40 @@ func TestGroupWithSymlinksKeepsItsState(t *testing.T) {
 	}
 	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/a.html"] != w3c(defaultMTime) || len(lm) != 2 {
 		t.Errorf("lastmods %v", lm)
+	}
+}
+
+// TestPageStoreCompacts: the daemon's appends grow the page store until it
+// is written whole again from itself, which loses nothing: a new process
+// then knows a page rewritten with the same bytes as such.
+func TestPageStoreCompacts(t *testing.T) {
+	root := site(t)
+	for i := range 6000 {
+		mustWrite(t, filepath.Join(root, "big", fmt.Sprintf("page-with-a-longish-name-%05d.html", i)), defaultMTime)
+	}
+	state := t.TempDir()
+	cfg := loadConfig(t, baseConfig, root, "state_dir: "+state+"\n")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	store := filepath.Join(state, pagestore.Name)
+	base, _ := os.Stat(store)
+	compacted := false
+	for i := range 12 {
+		mustWrite(t, filepath.Join(root, "big", fmt.Sprintf("page-with-a-longish-name-%05d.html", i)), defaultMTime.Add(time.Duration(i+1)*time.Hour))
+		if _, err := e.Update(context.Background(), []string{"big"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := os.Stat(store); st.Size() < base.Size()+int64(i)*base.Size()/2 {
+			compacted = true
+		}
+	}
+	if !compacted {
+		t.Fatal("the page store was never written whole again")
+	}
+	e.Close()
+	rewrite(t, filepath.Join(root, "big", "page-with-a-longish-name-00003.html"), defaultMTime.Add(99*time.Hour), true)
+	fresh, _ := newEngine(t, cfg)
+	if rep := mustBuild(t, fresh); len(rep.Written) != 0 {
+		t.Errorf("after compaction, a rewrite of the same bytes wrote %v", rep.Written)
 	}
 }
