@@ -1,7 +1,6 @@
 package build
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -153,31 +152,12 @@ func (e *Engine) stage(batch *publish.Batch, name string, data []byte, mode fs.F
 // dryPut tells what Batch.Put would do with data at name: whether it
 // changes the file, or the error it would fail with.
 func (e *Engine) dryPut(name string, data []byte) (bool, error) {
-	abs := filepath.Join(e.outDir, name)
-	st, err := e.pub.Stat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return true, e.writable(path.Dir(name))
-	case err != nil:
-		return false, fmt.Errorf("inspect %s: %w", abs, err)
-	case !st.Mode().IsRegular():
-		return false, &publish.ForeignError{Path: abs, Why: "it is a " + fileKind(st.Mode()) + ", not a file sitemapd wrote"}
-	}
-	old, err := e.pub.ReadFile(name)
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", abs, err)
-	}
-	if !e.owned(name, old[:min(len(old), headSize)]) {
-		return false, &publish.ForeignError{Path: abs, Why: notOwned}
-	}
-	if bytes.Equal(old, data) {
-		return false, nil
+	same, err := e.pub.Check(name, data)
+	if err != nil || same {
+		return false, err
 	}
 	return true, e.writable(path.Dir(name))
 }
-
-// headSize is how much of a file the publisher shows Owned (its default).
-const headSize = 512
 
 // writable reports the error a temp file in dir would fail with: dir, or
 // the directory it would be made in, is missing or not writable.
@@ -198,16 +178,6 @@ func (e *Engine) writable(dir string) error {
 	}
 }
 
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m.IsDir():
-		return "directory"
-	}
-	return "special file"
-}
-
 // unlink is Publisher.Remove for the engine: in a dry run it only tells
 // whether the file is there and ours.
 func (e *Engine) unlink(name string) (bool, error) {
@@ -215,17 +185,11 @@ func (e *Engine) unlink(name string) (bool, error) {
 	if d == nil {
 		return e.pub.Remove(name)
 	}
-	st, err := e.pub.Stat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if _, err := e.pub.Stat(name); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
-	case err != nil:
-		return false, err
-	case !st.Mode().IsRegular():
-		return false, &publish.ForeignError{Path: filepath.Join(e.outDir, name), Why: "it is a " + fileKind(st.Mode())}
 	}
-	if ok, err := e.pub.Owned(name); err != nil || !ok {
-		return false, errors.Join(err, &publish.ForeignError{Path: filepath.Join(e.outDir, name), Why: notOwned})
+	if _, err := e.pub.Check(name, nil); err != nil {
+		return false, err
 	}
 	if err := unix.Access(filepath.Dir(filepath.Join(e.outDir, name)), unix.W_OK|unix.X_OK); err != nil {
 		return false, fmt.Errorf("remove %s: %w", filepath.Join(e.outDir, name), err)

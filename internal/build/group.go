@@ -88,7 +88,7 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		// the shrink guard needs it, where it may differ. Bytes unchanged
 		// in as many files list the same URLs.
 		old = names
-		if e.guarded() && (changed || e.hasOtherParts(g.Dir, names)) {
+		if e.guarded() && (changed || e.hasOtherParts(r, g.Dir, names)) {
 			old = e.publishedParts(g.Dir)
 		}
 	}
@@ -196,15 +196,22 @@ func (e *Engine) remembered(dir string) map[string]*tree.Listing {
 	return e.mem.Listings(dir)
 }
 
-// hasOtherParts reports whether a group's directory holds parts of its
-// sitemap, ours, other than names.
-func (e *Engine) hasOtherParts(dir string, names []string) bool {
-	for _, p := range e.publishedParts(dir) {
-		if !slices.Contains(names, p) {
+// hasOtherParts reports whether a full build met, in a group's directory,
+// parts of its sitemap other than names (the walk, or the scan of a
+// separate output tree, saw every output: the directory is not read again).
+func (e *Engine) hasOtherParts(r *run, dir string, names []string) bool {
+	for _, p := range r.met[dir] {
+		if e.isPart(path.Base(p), e.cfg.SitemapName) && !slices.Contains(names, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// isPart reports whether file is a part of the output called base as
+// written now (gzipped or not, as configured).
+func (e *Engine) isPart(file, base string) bool {
+	return file == e.outName(strings.TrimSuffix(file, ".gz")) && config.IsPartName(file, base)
 }
 
 // partsOf lists the sitemap files a group published: as remembered, or,
@@ -245,8 +252,8 @@ func (e *Engine) publishedPartsOf(dir, base string) []string {
 	f.Close()
 	var names []string
 	for _, file := range files {
-		if file != e.outName(strings.TrimSuffix(file, ".gz")) || !config.IsPartName(file, base) {
-			continue // a .gz without gzip on, or the reverse: not a part of ours now
+		if !e.isPart(file, base) {
+			continue // a .gz without gzip on, or the reverse, or another file
 		}
 		name := path.Join(dir, file)
 		if ok, _ := e.pub.Owned(name); ok {

@@ -374,8 +374,8 @@ func TestUnreadableDirectoryKeepsItsState(t *testing.T) {
 func TestGroupWithSymlinksKeepsItsState(t *testing.T) {
 	root := site(t)
 	writeFile(t, filepath.Join(root, "docs/a.html"), "<title>a</title>", defaultMTime)
-	writeFile(t, filepath.Join(root, "shared/s.html"), "<title>s</title>", defaultMTime)
-	if err := os.Symlink("../shared", filepath.Join(root, "docs/linked")); err != nil {
+	writeFile(t, filepath.Join(root, "common/s.html"), "<title>s</title>", defaultMTime)
+	if err := os.Symlink("../common", filepath.Join(root, "docs/linked")); err != nil {
 		t.Fatal(err)
 	}
 	cfg := loadConfig(t, baseConfig, root, "")

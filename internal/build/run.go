@@ -29,14 +29,15 @@ type run struct {
 	batch    *publish.Batch
 	rep      *Report
 	errs     []error
-	textErrs []error            // text sitemaps not written: reported last
-	staged   map[string]staging // groups whose files await the commit
-	seen     map[string]bool    // groups read (a full build forgets the others)
-	kept     map[string]bool    // groups that failed: their files stay as they are
-	stale    []string           // outputs that go unless a group or the index claims them
-	temps    []string           // temp files met, removed if older than start
-	store    *pagestore.Writer  // the new page store of a full build, or nil
-	oldIndex []string           // index files before the publish
+	textErrs []error             // text sitemaps not written: reported last
+	staged   map[string]staging  // groups whose files await the commit
+	seen     map[string]bool     // groups read (a full build forgets the others)
+	kept     map[string]bool     // groups that failed: their files stay as they are
+	stale    []string            // outputs that go unless a group or the index claims them
+	met      map[string][]string // a full build's outputs met (its walk, or the output tree's scan), by directory
+	temps    []string            // temp files met, removed if older than start
+	store    *pagestore.Writer   // the new page store of a full build, or nil
+	oldIndex []string            // index files before the publish
 
 	// For the shrink guard: of the pages the groups published listed
 	// before, how many they list still and how many a rule now leaves out
@@ -76,6 +77,18 @@ func (e *Engine) begin(full bool) *run {
 	}
 }
 
+// meet notes outputs a full build met, so that a group's parts on disk are
+// known without reading its directory again.
+func (r *run) meet(outputs []string) {
+	if r.met == nil {
+		r.met = map[string][]string{}
+	}
+	for _, p := range outputs {
+		d := tree.Parent(p)
+		r.met[d] = append(r.met[d], p)
+	}
+}
+
 // abort abandons a publish before its commit: nothing it staged lands.
 func (e *Engine) abort(r *run) {
 	r.batch.Abort()
@@ -106,6 +119,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 			r.batch.Abort()
 			return nil, err
 		}
+		r.meet(r.stale)
 	}
 	r.store = e.newPageStore()
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
@@ -125,6 +139,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	for g := range groups {
 		r.seen[g.Dir] = true
 		r.stale = append(r.stale, g.Own...)
+		r.meet(g.Own)
 		r.temps = append(r.temps, g.Temps...)
 		if r.store != nil {
 			for d, l := range g.Listings {

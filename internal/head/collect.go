@@ -2,6 +2,7 @@ package head
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"errors"
 	"fmt"
@@ -115,7 +116,7 @@ func (c *collected) jsonLDLater(src []byte) {
 	src = bytes.Trim(src, " \t\n\r")
 	switch {
 	case len(src) == 0: // no node, no problem
-	case validJSON(src):
+	case json.Valid(src):
 		c.ldLater = append(c.ldLater, bytes.Clone(src))
 	default:
 		c.jsonLD(src) // for readLD's error

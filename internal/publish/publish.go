@@ -177,10 +177,11 @@ func (p *Publisher) ModTime(name string) (time.Time, error) {
 	return st.ModTime(), nil
 }
 
-// check inspects an existing target: it reports whether its bytes equal
-// data, and fails with a *ForeignError if it is not ours. A missing target
-// gives (false, nil).
-func (p *Publisher) check(name string, data []byte) (same bool, err error) {
+// Check inspects an existing target, changing nothing: it reports whether
+// its bytes equal data, and fails with a *ForeignError if it is not ours.
+// A missing target gives (false, nil). Put and Remove check so; a dry run
+// asks it what they would meet.
+func (p *Publisher) Check(name string, data []byte) (same bool, err error) {
 	st, err := p.root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -234,7 +235,7 @@ func (p *Publisher) Owned(name string) (bool, error) {
 		}
 		return false, err
 	}
-	_, err := p.check(name, nil)
+	_, err := p.Check(name, nil)
 	var fe *ForeignError
 	if errors.As(err, &fe) {
 		return false, nil
@@ -248,7 +249,7 @@ func (p *Publisher) Remove(name string) (bool, error) {
 	if _, err := p.root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	if _, err := p.check(name, nil); err != nil {
+	if _, err := p.Check(name, nil); err != nil {
 		return false, err
 	}
 	if err := p.root.Remove(name); err != nil {
@@ -302,7 +303,7 @@ func (b *Batch) Put(name string, data []byte) (changed bool, err error) {
 // for its owner (robots.txt) keeps the mode it had.
 func (b *Batch) PutMode(name string, data []byte, mode fs.FileMode) (changed bool, err error) {
 	p := b.p
-	same, err := p.check(name, data)
+	same, err := p.Check(name, data)
 	if err != nil || same {
 		return false, err
 	}
