@@ -128,9 +128,14 @@ func isHTML(name string) bool {
 
 // known looks up what is known of a directory's pages from before (the
 // daemon's memory, or the page store): a page whose file has the stamp
-// known is not read again.
+// known is not read again. Names are looked up in the order the
+// directory gives them, which is the listing's order while the directory
+// is unchanged, so a cursor answers without a map; the first name met out
+// of step builds the map, once.
 type known struct {
 	l   *tree.Listing
+	cur tree.Cursor
+	on  bool // cur is started
 	idx map[string]int
 }
 
@@ -139,6 +144,13 @@ func (k *known) lookup(name string) (tree.Page, bool) {
 		return tree.Page{}, false
 	}
 	if k.idx == nil {
+		if !k.on {
+			k.cur, k.on = k.l.Cursor(), true
+		}
+		if i, n, ok := k.cur.Peek(); ok && n == name {
+			k.cur.Advance()
+			return k.l.Page(i, name), true
+		}
 		k.idx = make(map[string]int, k.l.Len())
 		k.l.All(func(i int, name string) { k.idx[name] = i })
 	}

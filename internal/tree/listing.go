@@ -192,6 +192,38 @@ func (l *Listing) All(f func(i int, name string)) {
 	}
 }
 
+// Cursor steps through a listing's pages in order without allocating:
+// a walk meets a directory's names in the order it met them last time
+// (the directory's own order, unchanged while the directory is), so
+// looking them up in step costs nothing where a map of every name
+// would be built per directory per walk.
+type Cursor struct {
+	l    *Listing
+	rest string
+	i    int
+}
+
+// Cursor starts at the listing's first page.
+func (l *Listing) Cursor() Cursor { return Cursor{l: l, rest: l.names} }
+
+// Peek is the page at the cursor: its index and name, or ok false at the
+// end.
+func (c *Cursor) Peek() (i int, name string, ok bool) {
+	if c.i >= len(c.l.times) {
+		return 0, "", false
+	}
+	j := strings.IndexByte(c.rest, 0)
+	return c.i, c.rest[:j], true
+}
+
+// Advance moves the cursor past the page Peek shows.
+func (c *Cursor) Advance() {
+	if c.i < len(c.l.times) {
+		c.rest = c.rest[strings.IndexByte(c.rest, 0)+1:]
+		c.i++
+	}
+}
+
 // Each calls f for every listed (not hidden) page of the listing, with
 // its Time.
 func (l *Listing) Each(f func(i int, name string, t int64)) {
