@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/feed"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/robots"
 	"github.com/sitemapd/sitemapd/internal/scan"
@@ -48,6 +49,7 @@ type Engine struct {
 	groups     map[string]*group  // by group directory
 	mem        *tree.Memory       // the tree as last published; nil unless WithChanges
 	indexParts int                // index files last published
+	feedStale  bool               // some group's feed entries changed since the feed was made
 	text       *textrecord.Record // text sitemaps written, by hash
 	pages      pageState          // what is kept of pages beyond the sitemaps
 
@@ -72,7 +74,11 @@ type group struct {
 	links            []string // directories its followed symlinks point into
 	failed           bool     // its last publish failed: retry it
 	urls             int      // URLs its published parts list; -1 when not known
-	due              int64    // when its first page still to come is due (Unix ns), 0 for none
+	// feed is the group's first entries of the feed of changes, when
+	// feedKnown (feed.go).
+	feed      []feed.Entry
+	feedKnown bool
+	due       int64 // when its first page still to come is due (Unix ns), 0 for none
 }
 
 // builtinStylesheet is written as config.StylesheetFile at the root of the
@@ -122,7 +128,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		cfg: cfg, log: log.Named("build"), loc: siteurl.New(cfg), depth: tree.Depth(cfg.Depth),
 		outDir: cfg.OutputRoot(), keyFiles: cfg.KeyFiles(),
 		openDir: os.Open, now: time.Now, progress: 5 * time.Second,
-		groups: map[string]*group{},
+		groups: map[string]*group{}, feedStale: true,
 	}
 	for _, o := range opts {
 		o(e)

@@ -92,7 +92,7 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			old = e.publishedParts(g.Dir)
 		}
 	}
-	s := staging{upd: u, urls: len(urls), due: g.Due}
+	s := staging{upd: u, urls: len(urls), due: g.Due, feed: e.groupEntries(urls)}
 	// What the read found is kept for the page store's append (a rebuild;
 	// a full build wrote it to the new store already) and for what the
 	// daemon holds of a group memory does not. A full build without memory

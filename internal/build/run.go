@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/feed"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/scan"
@@ -63,6 +64,7 @@ type staging struct {
 	urls    int
 	due     int64
 	read    map[string]*tree.Listing
+	feed    []feed.Entry // its first entries of the feed of changes
 }
 
 func (e *Engine) begin(full bool) *run {
@@ -300,6 +302,9 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	if err := e.publishIndex(r.rep); err != nil {
 		r.errs = append(r.errs, err)
 	}
+	if err := e.publishFeed(r); err != nil {
+		r.errs = append(r.errs, err)
+	}
 	if r.full {
 		if err := e.publishExtras(r.rep); err != nil {
 			r.errs = append(r.errs, err)
@@ -362,6 +367,7 @@ func (e *Engine) forgetUnseen(r *run) {
 		if !r.seen[dir] {
 			r.stale = append(append(r.stale, g.parts...), g.textParts...)
 			delete(e.groups, dir)
+			e.feedStale = true
 		}
 	}
 	for d := range e.pages.held {
@@ -459,12 +465,16 @@ func (e *Engine) commit(r *run) {
 			}
 			if g := e.groups[dir]; g != nil {
 				g.urls, g.due = st.urls, st.due
+				e.setEntries(g, st.feed)
+			} else {
+				e.feedStale = true // the group is empty now
 			}
 		}
 	}
 	for dir := range bad {
 		g := e.state(dir)
 		g.parts, g.textParts, g.urls = e.publishedParts(dir), e.publishedTextParts(dir), -1
+		e.unknownEntries(g)
 	}
 }
 

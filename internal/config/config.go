@@ -70,6 +70,10 @@ type Config struct {
 	// at the root of the output, changing nothing else in it.
 	RobotsTxt bool `yaml:"robots_txt"`
 
+	// Feed is the Atom feed of the site's most recently changed pages,
+	// written at the root of the output; off while its name is "".
+	Feed Feed `yaml:"feed"`
+
 	// ShrinkGuard refuses a publish that would stop listing more than half
 	// of the pages listed before while their files are still there (left
 	// out by a rule: robots.txt, noindex, canonical…), or that would list
@@ -162,6 +166,26 @@ type Rule struct {
 	Priority   *float64 `yaml:"priority"`
 	ChangeFreq string   `yaml:"changefreq"`
 }
+
+// Feed configures the feed of changes: an Atom 1.0 feed (package feed)
+// named Name at the root of the output, listing the Entries pages with
+// the latest lastmod, newest first.
+type Feed struct {
+	Name    string `yaml:"name"`
+	Entries int    `yaml:"entries"`
+}
+
+// FeedExt is the extension a feed's name must have: web servers serve it
+// as application/atom+xml (nginx's mime.types does), and it tells the
+// feed apart from every other output, which end in .xml, .txt or .xsl.
+const FeedExt = ".atom"
+
+// MaxFeedEntries bounds feed.entries: a feed is the recent changes, which
+// readers poll often; the sitemaps list everything.
+const MaxFeedEntries = 1000
+
+// DefaultFeedEntries is feed.entries' default.
+const DefaultFeedEntries = 100
 
 // Watch tunes the daemon's file watching.
 type Watch struct {
@@ -280,6 +304,7 @@ func Default() Config {
 			ErrorPages:     DefaultErrorPages(),
 			IgnoreNames:    DefaultIgnoreNames(),
 		},
+		Feed:        Feed{Entries: DefaultFeedEntries},
 		ShrinkGuard: true,
 		Watch: Watch{
 			Settle:   500 * time.Millisecond,

@@ -48,7 +48,8 @@ func TestFullConfig(t *testing.T) {
 		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 ||
 		c.Pages.NoIndex || c.Pages.Canonical || c.Pages.Hreflang ||
 		c.Notify.Timeout != 3*time.Second || c.Notify.Attempts != 2 || c.Notify.MaxBackoff != time.Minute ||
-		c.Stylesheet != "builtin" || !c.TextSitemaps() || c.TextName() != "map.txt" {
+		c.Stylesheet != "builtin" || !c.TextSitemaps() || c.TextName() != "map.txt" ||
+		c.Feed != (Feed{Name: "changes.atom", Entries: 50}) {
 		t.Errorf("decoded %+v", c)
 	}
 }
@@ -64,7 +65,7 @@ func TestDefaults(t *testing.T) {
 	d := Default()
 	if c.Depth != d.Depth || c.SitemapName != "sitemap.xml" || c.IndexName != "sitemap_index.xml" || c.Mode != 0o644 ||
 		len(c.Pages.Extensions) != 3 || c.Watch.MaxDelay != 5*time.Second || c.Notify.Schedule != "*/10 * * * *" || c.OutputDir != "" ||
-		!c.Pages.NoIndex || !c.Pages.Canonical || !c.Pages.Hreflang {
+		!c.Pages.NoIndex || !c.Pages.Canonical || !c.Pages.Hreflang || c.Feed != (Feed{Entries: 100}) {
 		t.Errorf("defaults not applied: %+v", c)
 	}
 }
@@ -119,6 +120,38 @@ func TestBadConfigs(t *testing.T) {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error lacks %q; got:\n%s", w, msg)
 				}
+			}
+		})
+	}
+}
+
+// TestFeedConfig checks feed: its name is a plain .atom file name and its
+// length is bounded, and each mistake is reported at its line and key.
+func TestFeedConfig(t *testing.T) {
+	for _, tc := range []struct{ feed, want string }{
+		{"{name: changes.atom}", ""},
+		{"{name: recent.atom, entries: 1}", ""},
+		{"{name: recent.atom, entries: 1000}", ""},
+		{"{entries: 20}", ""}, // off: no name
+		{"{name: feeds/changes.atom}", `x.yml:3: feed.name: "feeds/changes.atom" must be a plain file name`},
+		{"{name: .changes.atom}", `x.yml:3: feed.name: ".changes.atom" must not start with '.'`},
+		{"{name: changes.xml}", `x.yml:3: feed.name: "changes.xml" must end in .atom`},
+		{"{name: sitemap.xml}", `x.yml:3: feed.name: "sitemap.xml" must end in .atom`},
+		{"{name: robots.txt}", `x.yml:3: feed.name: "robots.txt" must end in .atom`},
+		{"{name: .atom}", `x.yml:3: feed.name: ".atom" must not start with '.'`},
+		{"{name: changes.atom, entries: 0}", "x.yml:3: feed.entries: 0 is outside 1–1000"},
+		{"{name: changes.atom, entries: 1001}", "x.yml:3: feed.entries: 1001 is outside 1–1000"},
+		{"{name: changes.atom, entries: many}", `x.yml:3: feed.entries: "many" is not a whole number`},
+		{"{name: changes.atom, count: 5}", `x.yml:3: feed.count: unknown key`},
+	} {
+		t.Run(tc.feed, func(t *testing.T) {
+			yaml := "root: site\nbase_url: https://www.sitemapd.test/\nfeed: " + tc.feed + "\n"
+			_, err := Load([]byte(yaml), filepath.Join("testdata", "x.yml"))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
 	}

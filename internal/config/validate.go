@@ -131,6 +131,16 @@ func (c *Config) validate(lines map[string]int) error {
 		bad("index_name", "%q clashes with sitemap_name %q: the two must differ in more than a part number", c.IndexName, c.SitemapName)
 	}
 
+	// feed
+	if n := c.Feed.Name; n != "" {
+		if err := checkFeedName(n); err != nil {
+			bad("feed.name", "%q %v", n, err)
+		}
+	}
+	if c.Feed.Entries < 1 || c.Feed.Entries > MaxFeedEntries {
+		bad("feed.entries", "%d is outside 1–%d (pages the feed lists)", c.Feed.Entries, MaxFeedEntries)
+	}
+
 	// formats
 	for _, f := range c.Formats {
 		if f != "xml" && f != "txt" {
@@ -296,6 +306,21 @@ func checkOutputName(n string) error {
 		return errors.New("must not start with '.' (dotfiles are hidden from sitemaps and often denied by the web server)")
 	case path.Ext(n) != ".xml" || len(n) == len(".xml"):
 		return errors.New("must end in .xml")
+	}
+	return nil
+}
+
+// checkFeedName accepts plain, visible file names ending in FeedExt, the
+// only outputs named so: such a name collides with no sitemap, index,
+// text sitemap, key file, stylesheet or robots.txt.
+func checkFeedName(n string) error {
+	switch {
+	case strings.ContainsAny(n, "/\x00"):
+		return errors.New("must be a plain file name: the feed is written at the root of the output")
+	case n[0] == '.':
+		return errors.New("must not start with '.' (dotfiles are hidden and often denied by the web server)")
+	case path.Ext(n) != FeedExt || len(n) == len(FeedExt):
+		return errors.New("must end in " + FeedExt + " (served as application/atom+xml)")
 	}
 	return nil
 }

@@ -31,14 +31,6 @@ const Namespace = "http://www.w3.org/2005/Atom"
 // the self link announces it.
 const ContentType = "application/atom+xml"
 
-// Ext is the file extension a feed's name must end in: web servers map it
-// to ContentType (nginx's mime.types does), and feed readers expect it.
-const Ext = ".atom"
-
-// MaxEntries bounds a feed's length: a feed is the recent changes, polled
-// often; the sitemaps list everything.
-const MaxEntries = 1000
-
 // Entry is one page of the feed: its URL (absolute, percent-encoded, as
 // the sitemap lists it) and when it last changed.
 type Entry struct {

@@ -120,6 +120,7 @@ type Filter struct {
 	outputs  []string          // output names whose parts are ours (sitemap, index, text)
 	keyFiles map[string]string // IndexNow key file names -> their keys
 	extra    string            // the built-in stylesheet's name, if written
+	feed     string            // the feed's name, if written
 }
 
 // NewFilter returns the filter of a validated configuration.
@@ -139,6 +140,7 @@ func NewFilter(cfg *config.Config) *Filter {
 	if cfg.Stylesheet == "builtin" {
 		f.extra = config.StylesheetFile
 	}
+	f.feed = cfg.Feed.Name
 	return f
 }
 
@@ -166,7 +168,7 @@ func (f *Filter) Ignored(name string) bool {
 		}
 	}
 	_, isKey := f.keyFiles[name]
-	return f.IsOutput(name) || isKey || name == config.RobotsFile || (f.extra != "" && name == f.extra)
+	return f.IsOutput(name) || isKey || name == config.RobotsFile || (f.extra != "" && name == f.extra) || (f.feed != "" && name == f.feed)
 }
 
 // IsPage reports whether a file name has a page extension (any case).
