@@ -2,7 +2,9 @@
 // XSD NODE_MODULES [PATH=ISO-TIME…]. Each page must be listed with its
 // file's mtime as lastmod, or with the time given for its URL path (a page
 // rewritten with the same bytes keeps the lastmod of when they last
-// changed). Retries for up to 30 s (the daemon publishes after its settle
+// changed). The feed of changes (changes.atom) must list, as a feed
+// reader sees it, the 10 pages with the latest of those times, newest
+// first, ties by URL. Retries for up to 30 s (the daemon publishes after its settle
 // time), then prints what it checked or why it failed.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
@@ -16,6 +18,8 @@ const keptTimes = new Map(kept.map((a) => {
   return [a.slice(0, i), Math.floor(Date.parse(a.slice(i + 1)) / 1000)];
 }));
 const { default: Sitemapper } = await import(pathToFileURL(join(modules, 'sitemapper/lib/assets/sitemapper.js')));
+const { default: FeedParser } = await import(pathToFileURL(join(modules, 'rss-parser/index.js')));
+const feedEntries = 10;
 const tmp = mkdtempSync(join(tmpdir(), 'e2e-check-'));
 let requests = 0;
 
@@ -48,8 +52,8 @@ function expected() {
 async function check() {
   const robots = await get('robots.txt');
   if (robots.status !== 200 || !robots.body.includes('User-agent: *') ||
-      !robots.body.split('\n').includes(`Sitemap: ${base}sitemap_index.xml`)) {
-    throw new Error(`robots.txt (${robots.status}) does not keep its lines and name the index:\n${robots.body}`);
+      !robots.body.split('\n').includes(`Sitemap: ${base}sitemap_index.xml`) || robots.body.includes('changes.atom')) {
+    throw new Error(`robots.txt (${robots.status}) does not keep its lines and name the index (and only the index):\n${robots.body}`);
   }
   const index = await get('sitemap_index.xml');
   if (index.status !== 200 || !index.type.includes('xml') || !index.body.includes('<sitemapindex')) {
@@ -100,14 +104,36 @@ async function check() {
   for (const path of got.keys()) {
     if (!want.has(path)) throw new Error(`${path} is listed but does not exist`);
   }
-  return { pages: want.size, sitemaps: maps.length };
+  if (maps.some((m) => m.endsWith('.atom'))) throw new Error('the index lists the feed: an index lists sitemaps only');
+  const locs = new Map(sites.map((s) => [decodeURIComponent(new URL(s.loc).pathname), s.loc]));
+  const entries = await checkFeed(want, locs);
+  return { pages: want.size, sitemaps: maps.length, entries };
+}
+
+// checkFeed reads the feed through nginx with rss-parser and compares it
+// with the pages expected (path -> second), whose listed URLs are locs.
+async function checkFeed(want, locs) {
+  const res = await get('changes.atom');
+  if (res.status !== 200 || !res.type.startsWith('application/atom+xml')) {
+    throw new Error(`changes.atom: ${res.status} ${res.type}`);
+  }
+  const feed = await new FeedParser().parseURL(`${base}changes.atom`);
+  requests++;
+  if (feed.link !== base) throw new Error(`the feed's link is ${feed.link}, want ${base}`);
+  const top = [...want].sort(([pa, ta], [pb, tb]) => tb - ta || (locs.get(pa) < locs.get(pb) ? -1 : 1)).slice(0, feedEntries);
+  const got = feed.items.map((it) => `${it.link} ${it.isoDate}`);
+  const exp = top.map(([path, t]) => `${locs.get(path)} ${new Date(t * 1000).toISOString()}`);
+  if (got.join('\n') !== exp.join('\n') || feed.items.some((it) => it.id !== it.link)) {
+    throw new Error(`the feed lists:\n${got.join('\n')}\nwant the pages changed last, newest first:\n${exp.join('\n')}`);
+  }
+  return feed.items.length;
 }
 
 const deadline = Date.now() + 30000;
 for (;;) {
   try {
-    const { pages, sitemaps } = await check();
-    console.log(`  ok: ${pages} pages listed with their lastmod by sitemapper, ${sitemaps} sitemaps valid with their text sitemaps, robots.txt names the index; ${requests} requests`);
+    const { pages, sitemaps, entries } = await check();
+    console.log(`  ok: ${pages} pages listed with their lastmod by sitemapper, ${sitemaps} sitemaps valid with their text sitemaps, robots.txt names the index, the feed's ${entries} entries read by rss-parser; ${requests} requests`);
     process.exit(0);
   } catch (e) {
     if (Date.now() > deadline) {

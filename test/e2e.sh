@@ -2,8 +2,9 @@
 # End to end, through HTTP only: a real nginx serves a docroot on
 # 127.0.0.1, `sitemapd run` keeps its sitemaps, and test/e2e-check.mjs
 # checks what a crawler sees (robots.txt, every sitemap served and valid
-# against sitemap.xsd, and the pages a real sitemap client, sitemapper from
-# npm, finds with their lastmod) after each of: the first build, an added
+# against sitemap.xsd, the pages a real sitemap client, sitemapper from
+# npm, finds with their lastmod, and the feed of changes as a real feed
+# reader, rss-parser from npm, reads it) after each of: the first build, an added
 # page, an edited page, the same page rewritten with the same bytes (its
 # lastmod stays), a deleted page, a moved directory, a page now noindex.
 set -euo pipefail
@@ -39,9 +40,11 @@ trap cleanup EXIT
 
 # The sitemap client, from the npm registry, cached between runs.
 mods="$top/.cache/e2e"
-if [ ! -d "$mods/node_modules/sitemapper" ]; then
+# The feed reader too: no sitemap client on npm reads Atom (sitemapper
+# reads urlset and sitemapindex documents only).
+if [ ! -d "$mods/node_modules/sitemapper" ] || [ ! -d "$mods/node_modules/rss-parser" ]; then
   mkdir -p "$mods"
-  npm install --silent --no-audit --no-fund --prefix "$mods" sitemapper@4.1.6 >/dev/null
+  npm install --silent --no-audit --no-fund --prefix "$mods" sitemapper@4.1.6 rss-parser@3.13.0 >/dev/null
 fi
 sitemap_xsd="$top/.cache/xsd/sitemap.xsd"
 if [ ! -f "$sitemap_xsd" ]; then
@@ -117,6 +120,7 @@ root: $site
 base_url: $base
 robots_txt: true
 formats: [xml, txt]
+feed: {name: changes.atom, entries: 10}
 state_dir: $work/state
 watch: {settle: 200ms, max_delay: 2s}
 log: {format: json}

@@ -155,7 +155,7 @@ func (h *harness) checkOracle() {
 	defer e.Close()
 	before := map[string]string{}
 	filepath.WalkDir(h.root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), "sitemap") {
+		if err == nil && (strings.HasPrefix(d.Name(), "sitemap") || filepath.Ext(d.Name()) == ".atom") {
 			b, _ := os.ReadFile(p)
 			before[p] = string(b)
 		}

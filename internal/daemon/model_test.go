@@ -21,7 +21,8 @@ func TestModel(t *testing.T) {
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			// Every feature that writes files is on: text sitemaps too.
+			// Every feature that writes files is on: text sitemaps and the
+			// feed too.
 			// The shrink guard is off: it refuses (in the daemon as in the
 			// full build it is compared with) what random steps may well
 			// do, leave out most of the site; TestShrinkGuard* test it.
@@ -47,7 +48,8 @@ func TestModel(t *testing.T) {
 
 // modelConfig is the model's configuration, beyond testConfig.
 func modelConfig(exclude []string) string {
-	c := "formats: [xml, txt]\nshrink_guard: false\n"
+	// A short feed, so that random changes move its entries often.
+	c := "formats: [xml, txt]\nshrink_guard: false\nfeed: {name: changes.atom, entries: 5}\n"
 	if exclude != nil {
 		c += fmt.Sprintf("pages:\n  exclude: [%q]\n", exclude[0])
 	}
@@ -82,7 +84,7 @@ func (m *model) existing(wantDir bool) string {
 			return nil
 		}
 		rel, _ := filepath.Rel(m.h.root, p)
-		if d.IsDir() == wantDir && !strings.Contains(d.Name(), "sitemap") {
+		if d.IsDir() == wantDir && !strings.Contains(d.Name(), "sitemap") && filepath.Ext(d.Name()) != ".atom" {
 			found = append(found, rel)
 		}
 		return nil
