@@ -180,40 +180,58 @@ func readable(s string) bool {
 }
 
 // Merge returns the first n entries, in feed order, of several lists each
-// already in feed order (the per-group tops the engine keeps).
+// already in feed order (the per-group firsts the engine keeps). A list is
+// read only while its entries may still be among the first n.
 func Merge(lists [][]Entry, n int) []Entry {
-	total := 0
+	s := NewSelector(n)
 	for _, l := range lists {
-		total += len(l)
+		for _, e := range l {
+			if !s.Add(e) {
+				break // the rest of this list comes later still
+			}
+		}
 	}
-	all := make([]Entry, 0, total)
-	for _, l := range lists {
-		all = append(all, l...)
-	}
-	return Top(all, n)
+	return s.Entries()
 }
 
 // Selector keeps the first n of the entries added to it, in feed order,
-// holding at most 2n at a time: a group of 100,000 pages gives its top
+// holding at most 2n at a time; once it has n, an entry that comes after
+// the n-th costs one comparison. A group of 100,000 pages gives its first
 // 100 without sorting all of them.
 type Selector struct {
-	n  int
-	es []Entry
+	n    int
+	es   []Entry
+	full bool  // es holds n distinct entries (after a compaction), cut the last
+	cut  Entry // the n-th entry when full
 }
 
 // NewSelector returns a Selector of the first n entries.
 func NewSelector(n int) *Selector { return &Selector{n: n} }
 
-// Add offers one entry.
-func (s *Selector) Add(e Entry) {
-	if s.n <= 0 {
-		return
+// Add offers one entry, and reports whether it was kept for now; false
+// means it comes after n entries already held, as does any entry after it
+// in feed order.
+func (s *Selector) Add(e Entry) bool {
+	if s.n <= 0 || s.full && Compare(e, s.cut) >= 0 {
+		return false
 	}
 	s.es = append(s.es, e)
 	if len(s.es) >= 2*s.n {
-		s.es = Top(s.es, s.n)
+		s.compact()
+	}
+	return true
+}
+
+// compact keeps the first n distinct entries held.
+func (s *Selector) compact() {
+	s.es = Top(s.es, s.n)
+	if s.full = len(s.es) == s.n; s.full {
+		s.cut = s.es[s.n-1]
 	}
 }
 
 // Entries returns the first n entries added, in feed order.
-func (s *Selector) Entries() []Entry { return Top(s.es, s.n) }
+func (s *Selector) Entries() []Entry {
+	s.compact()
+	return slices.Clone(s.es)
+}

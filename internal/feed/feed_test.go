@@ -119,6 +119,30 @@ func TestSelectorIsTop(t *testing.T) {
 	}
 }
 
+// TestMergeIsTopOfAll checks Merge, which stops reading a list early,
+// against sorting all the lists' entries together.
+func TestMergeIsTopOfAll(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 3, 10} {
+		for range 50 {
+			var lists [][]Entry
+			var all []Entry
+			for g := range r.IntN(8) {
+				var l []Entry
+				for i := range r.IntN(3 * n) {
+					l = append(l, Entry{URL: fmt.Sprintf("https://h.test/g%d/p%d", g, i), Updated: time.Unix(int64(r.IntN(20)), 0).UTC()})
+				}
+				l = Top(l, n) // as the engine keeps a group's
+				lists = append(lists, l)
+				all = append(all, l...)
+			}
+			if got, want := Merge(lists, n), Top(all, n); !slices.Equal(got, want) {
+				t.Fatalf("n=%d: Merge = %v, want %v", n, got, want)
+			}
+		}
+	}
+}
+
 func TestMergeKeepsOneOfEachURL(t *testing.T) {
 	a := []Entry{{URL: "https://h.test/a", Updated: time.Unix(10, 0)}}
 	b := []Entry{{URL: "https://h.test/a", Updated: time.Unix(20, 0)}, {URL: "https://h.test/b", Updated: time.Unix(5, 0)}}
