@@ -27,30 +27,36 @@ func BenchmarkUpdate(b *testing.B) {
 			}
 		}
 	}
-	cfg := loadConfig(b, baseConfig, root, "")
-	e, _ := newEngine(b, cfg, WithChanges())
-	if _, err := e.Build(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	b.Run("full-build", func(b *testing.B) {
-		for b.Loop() {
+	// With the feed of changes off and on: what the feed adds to a publish
+	// (each group's first entries, and the merge when they change).
+	for _, feed := range []struct{ name, extra string }{{"feed=off", ""}, {"feed=on", "feed: {name: changes.atom}\n"}} {
+		b.Run(feed.name, func(b *testing.B) {
+			cfg := loadConfig(b, baseConfig, root, feed.extra)
+			e, _ := newEngine(b, cfg, WithChanges())
 			if _, err := e.Build(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
-	b.Run("update-one-page", func(b *testing.B) {
-		page := filepath.Join(root, "g7/d3/p5.html")
-		i := 0
-		for b.Loop() {
-			i++
-			mt := defaultMTime.Add(time.Duration(i) * time.Second)
-			os.Chtimes(page, mt, mt)
-			if _, err := e.Update(context.Background(), []string{"g7/d3"}, map[string][]string{"g7/d3": {"p5.html"}}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+			b.Run("full-build", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := e.Build(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("update-one-page", func(b *testing.B) {
+				page := filepath.Join(root, "g7/d3/p5.html")
+				i := 0
+				for b.Loop() {
+					i++
+					mt := defaultMTime.Add(time.Duration(i) * time.Second)
+					os.Chtimes(page, mt, mt)
+					if _, err := e.Update(context.Background(), []string{"g7/d3"}, map[string][]string{"g7/d3": {"p5.html"}}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
 }
 
 // BenchmarkHeads measures a full build of 10,000 real-looking pages (each
