@@ -9,7 +9,7 @@
 // show it. The document carries sitemap.Marker, by which sitemapd owns the
 // file like its sitemaps.
 //
-// The package selects (Top, Merge) and encodes; it does not decide which
+// The package selects (Top, Selector, Merge) and encodes; it does not decide which
 // pages are listed, nor where the file goes.
 package feed
 
@@ -69,7 +69,7 @@ func Top(es []Entry, n int) []Entry {
 		seen[e.URL] = true
 		return dup
 	})
-	if len(out) > n {
+	if n = max(n, 0); len(out) > n {
 		out = out[:n:n]
 	}
 	return out
