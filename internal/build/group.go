@@ -122,6 +122,16 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		}
 	}
 	r.account(e, g, prev, len(urls), s.changes.Removed)
+	if e.mem == nil {
+		// Nothing remembers the update (a build): kept until the commit,
+		// it would keep every listing of the tree alive.
+		s.upd = nil
+		if e.owe == nil {
+			// Nobody is told of the changes either: they would keep
+			// every URL alive.
+			s.changes = tree.Changes{}
+		}
+	}
 	r.staged[g.Dir] = s
 	st.parts = names
 	st.links = nil

@@ -118,6 +118,14 @@ type Walk struct {
 	wg       sync.WaitGroup
 	done     func(*Group)
 	single   bool // read one group only: do not enter directories that start another
+	// handover: groups are handed over whole (Tree, Group), with their
+	// URLs; a refresh (Refresh) computes them from its own view instead.
+	handover bool
+	// Groups read at once (admit): at most maxGroups, the others queued.
+	groupsMu  sync.Mutex
+	reading   int
+	maxGroups int
+	queued    []*visit
 	// known, if set, names directories already remembered: the walk lists
 	// them as subdirectories but does not enter them (an incremental
 	// refresh of one directory).
@@ -141,8 +149,11 @@ func (s *Scanner) NewWalk(ctx context.Context, o WalkOptions) (*Walk, error) {
 	}
 	w := &Walk{
 		s: s, o: o, ctx: ctx, root: s.cfg.Root, realRoot: real,
-		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		done: func(*Group) {},
+		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		// As many groups as cores: enough to keep them busy between
+		// groups, few enough that a build's memory is a few groups'.
+		maxGroups: max(2, runtime.GOMAXPROCS(0)),
+		done:      func(*Group) {},
 	}
 	w.log = w.collapsed.logger(s.log)
 	return w, nil
@@ -152,14 +163,14 @@ func (s *Scanner) NewWalk(ctx context.Context, o WalkOptions) (*Walk, error) {
 // read, from any goroutine, one at a time or at once. It returns when all
 // are read.
 func (w *Walk) Tree(done func(*Group)) {
-	w.done = done
+	w.done, w.handover = done, true
 	w.walk("", &Group{Dir: ""})
 }
 
 // Group reads the pages of one group (as tree.Depth names it). A group
 // whose directory does not exist is empty.
 func (w *Walk) Group(dir string) *Group {
-	w.single = true
+	w.single, w.handover = true, true
 	g := &Group{Dir: dir}
 	w.walk(dir, g)
 	return g
@@ -176,8 +187,44 @@ func (w *Walk) walk(rel string, g *Group) {
 	if rel != "" {
 		depth = strings.Count(rel, "/") + 1
 	}
-	w.start(&visit{rel: rel, depth: depth, group: g})
+	w.admit(&visit{rel: rel, depth: depth, group: g})
 	w.wg.Wait()
+}
+
+// admit starts reading a group at its first visit when fewer than
+// maxGroups are being read, or queues it until one is read. Visits of a
+// group run in parallel all the same (sem); what the bound bounds is
+// memory: a group holds its pages until it is handed over whole, and
+// groups read all at once finish all at once, near the end of the walk,
+// each holding its pages while it waits its turn to be published.
+func (w *Walk) admit(v *visit) {
+	w.wg.Add(1) // the queued visit holds the walk open until it starts
+	w.groupsMu.Lock()
+	if w.reading < w.maxGroups {
+		w.reading++
+		w.groupsMu.Unlock()
+		w.start(v)
+		w.wg.Done()
+		return
+	}
+	w.queued = append(w.queued, v)
+	w.groupsMu.Unlock()
+}
+
+// groupRead notes a group read, and starts the next one queued.
+func (w *Walk) groupRead() {
+	w.groupsMu.Lock()
+	if len(w.queued) == 0 {
+		w.reading--
+		w.groupsMu.Unlock()
+		return
+	}
+	v := w.queued[0]
+	w.queued[0] = nil // a read group's URLs go with its first visit
+	w.queued = w.queued[1:]
+	w.groupsMu.Unlock()
+	w.start(v)
+	w.wg.Done()
 }
 
 func (w *Walk) start(v *visit) {
@@ -195,10 +242,26 @@ func (w *Walk) start(v *visit) {
 }
 
 func (w *Walk) finish(v *visit) {
-	if v.group.pending.Add(-1) == 0 {
-		w.done(v.group)
+	if g := v.group; g.pending.Add(-1) == 0 {
+		w.urls(g)
+		w.done(g)
+		w.groupRead()
 	}
 	w.wg.Done()
+}
+
+// urls adds the URLs of a read group's recorded directories, which visit
+// left in their listings, as of the clock now: a page written since the
+// walk started is no page to come.
+func (w *Walk) urls(g *Group) {
+	if !w.handover || len(g.Listings) == 0 || g.Err != nil {
+		return
+	}
+	urls, due := w.s.URLs(g.Listings, w.clock())
+	g.URLs = append(urls, g.URLs...)
+	if due != 0 {
+		g.due(due)
+	}
 }
 
 func (w *Walk) abs(rel string) string {
@@ -361,12 +424,19 @@ func (w *Walk) visit(v *visit) {
 	}
 	g := v.group
 	g.mu.Lock()
-	for i := range pages {
-		if !pages[i].Head.Hidden() {
-			g.URLs = append(g.URLs, pages[i].URL)
+	recorded := w.o.Record && !v.viaLink
+	if !recorded {
+		// A recorded directory's URLs are computed from its listing when
+		// its group is handed over (urls): a group's URLs are some 200
+		// bytes a page where its listings are some 40, and groups are
+		// read many at once.
+		for i := range pages {
+			if !pages[i].Head.Hidden() {
+				g.URLs = append(g.URLs, pages[i].URL)
+			}
 		}
 	}
-	if w.o.Record && !v.viaLink {
+	if recorded {
 		if g.Listings == nil {
 			g.Listings = map[string]*tree.Listing{}
 		}
@@ -410,6 +480,8 @@ func (w *Walk) descend(v *visit, rel string, viaLink bool) {
 			return
 		}
 		child.group = &Group{Dir: rel}
+		w.admit(child)
+		return
 	}
 	if w.known != nil && !viaLink && w.known(rel) {
 		return
