@@ -1,4 +1,4 @@
-package head
+package head_test
 
 import (
 	"fmt"
@@ -9,109 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-
 	"github.com/sitemapd/sitemapd/internal/benchpage"
+	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/head/headtest"
 )
-
-// domImages is the oracle of Images: the images of the tree that
-// golang.org/x/net/html's parser builds (as a browser running scripts
-// does): img elements of the HTML namespace, source elements whose
-// parent is a picture, og:image metas that are in the head element;
-// none in a template's content. Each is resolved against the document's
-// base URL (its first base element with an href, else pageURL), kept as
-// keep says, without duplicates.
-func domImages(t *testing.T, page, pageURL string, keep func(*url.URL) (string, bool)) []string {
-	t.Helper()
-	// A browser's decoder drops a byte order mark before its parser
-	// sees the text.
-	doc, err := html.Parse(strings.NewReader(strings.TrimPrefix(page, "\uFEFF")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, _ := url.Parse(pageURL)
-	attr := func(n *html.Node, key string) (string, bool) {
-		for _, a := range n.Attr {
-			if a.Namespace == "" && a.Key == key {
-				return a.Val, true
-			}
-		}
-		return "", false
-	}
-	var walk func(n *html.Node, f func(*html.Node))
-	walk = func(n *html.Node, f func(*html.Node)) {
-		f(n)
-		if n.Type == html.ElementNode && n.DataAtom == atom.Template && n.Namespace == "" {
-			return
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, f)
-		}
-	}
-	found := false
-	walk(doc, func(n *html.Node) {
-		if !found && n.Type == html.ElementNode && n.DataAtom == atom.Base && n.Namespace == "" {
-			if href, ok := attr(n, "href"); ok {
-				found = true
-				if b, err := resolve(base, href); err == nil {
-					base = b
-				}
-			}
-		}
-	})
-	var out []string
-	seen := map[string]bool{}
-	add := func(ref string) {
-		u, err := resolve(base, ref)
-		if err != nil {
-			return
-		}
-		if v, ok := keep(u); ok && !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	inHeadElement := func(n *html.Node) bool {
-		for p := n.Parent; p != nil; p = p.Parent {
-			if p.Type == html.ElementNode && p.DataAtom == atom.Head {
-				return true
-			}
-		}
-		return false
-	}
-	walk(doc, func(n *html.Node) {
-		if n.Type != html.ElementNode || n.Namespace != "" {
-			return
-		}
-		switch n.DataAtom {
-		case atom.Img:
-			if src, ok := attr(n, "src"); ok {
-				add(src)
-			}
-			if srcset, ok := attr(n, "srcset"); ok {
-				for _, c := range Srcset(srcset) {
-					add(c)
-				}
-			}
-		case atom.Source:
-			if p := n.Parent; p != nil && p.DataAtom == atom.Picture {
-				if srcset, ok := attr(n, "srcset"); ok {
-					for _, c := range Srcset(srcset) {
-						add(c)
-					}
-				}
-			}
-		case atom.Meta:
-			prop, _ := attr(n, "property")
-			name, _ := attr(n, "name")
-			if content, ok := attr(n, "content"); ok && inHeadElement(n) && (isImageMeta(prop) || isImageMeta(name)) {
-				add(content)
-			}
-		}
-	})
-	return out
-}
 
 func keepAll(u *url.URL) (string, bool) { return u.String(), true }
 
@@ -161,11 +62,11 @@ func TestImagesMatchParser(t *testing.T) {
 		pages[f] = string(b)
 	}
 	for name, page := range pages {
-		got, err := Images(strings.NewReader(page), pageURL, ImageOptions{Max: 1000, Keep: keepAll})
+		got, err := head.Images(strings.NewReader(page), pageURL, head.ImageOptions{Max: 1000, Keep: keepAll})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		want := domImages(t, page, pageURL, keepAll)
+		want := headtest.DOMImages(t, page, pageURL, keepAll)
 		if !slices.Equal(got.URLs, want) {
 			t.Errorf("%s: Images = %q\nthe parser's tree shows %q", name, got.URLs, want)
 		}
@@ -184,7 +85,7 @@ func TestImagesFound(t *testing.T) {
 		"template": {"https://static.test/blog/live.jpg"},
 		"raw text": {"https://static.test/blog/real.jpg"},
 	} {
-		got, err := Images(strings.NewReader(imageCases[name]), pageURL, ImageOptions{Max: 1000})
+		got, err := head.Images(strings.NewReader(imageCases[name]), pageURL, head.ImageOptions{Max: 1000})
 		if err != nil || !slices.Equal(got.URLs, want) {
 			t.Errorf("%s: Images = %q, %v; want %q", name, got.URLs, err, want)
 		}
@@ -197,7 +98,7 @@ func TestImagesKeepAndMax(t *testing.T) {
 		fmt.Fprintf(&page, `<img src="https://cdn.test/%d.jpg"><img src="/%d.jpg">`, i, i)
 	}
 	keep := func(u *url.URL) (string, bool) { return u.Path, u.Host == "static.test" }
-	got, err := Images(strings.NewReader(page.String()), "https://static.test/", ImageOptions{Max: 10, Keep: keep})
+	got, err := head.Images(strings.NewReader(page.String()), "https://static.test/", head.ImageOptions{Max: 10, Keep: keep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,14 +109,14 @@ func TestImagesKeepAndMax(t *testing.T) {
 	if !slices.Equal(got.URLs, want) {
 		t.Errorf("Images = %q, want %q (kept ones only, the first Max)", got.URLs, want)
 	}
-	if got, _ := Images(strings.NewReader(page.String()), "https://static.test/", ImageOptions{}); len(got.URLs) != 0 {
+	if got, _ := head.Images(strings.NewReader(page.String()), "https://static.test/", head.ImageOptions{}); len(got.URLs) != 0 {
 		t.Errorf("Max 0 gave %q", got.URLs)
 	}
 }
 
 func TestImagesTruncated(t *testing.T) {
-	page := "<img src=a.jpg>" + strings.Repeat("<p>x</p>", BodyLimit/8) + "<img src=b.jpg>"
-	got, err := Images(strings.NewReader(page), "https://static.test/", ImageOptions{Max: 10})
+	page := "<img src=a.jpg>" + strings.Repeat("<p>x</p>", head.BodyLimit/8) + "<img src=b.jpg>"
+	got, err := head.Images(strings.NewReader(page), "https://static.test/", head.ImageOptions{Max: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,8 @@ func (l *Locator) SitePath(loc string) (path string, ok bool) {
 }
 
 // Absolute is an absolute URL found in a page (an image's), as a sitemap
-// lists it: scheme and host in lower case, without userinfo or fragment,
+// lists it: scheme and host in lower case, without the scheme's default
+// port, userinfo or fragment,
 // its path and query percent-encoded by the rule of the package's own
 // URLs. In the path, a byte that rule leaves as it is stays, and so does
 // '/'; an escape of such a byte becomes the byte (the site's URL for a
@@ -142,9 +143,17 @@ func (l *Locator) SitePath(loc string) (path string, ok bool) {
 // it (File).
 func Absolute(u *url.URL) string {
 	b := make([]byte, 0, len(u.Scheme)+len(u.Host)+len(u.Path)+len(u.RawQuery)+16)
-	b = append(b, strings.ToLower(u.Scheme)...)
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	// The scheme's default port is no port, as a browser parses it.
+	switch scheme {
+	case "http":
+		host = strings.TrimSuffix(host, ":80")
+	case "https":
+		host = strings.TrimSuffix(host, ":443")
+	}
+	b = append(b, scheme...)
 	b = append(b, "://"...)
-	b = appendEncoded(b, strings.ToLower(u.Host), &hostKeep, &unreservedOnly)
+	b = appendEncoded(b, host, &hostKeep, &unreservedOnly)
 	b = appendEncoded(b, u.EscapedPath(), &pathKeep, &keep)
 	if u.ForceQuery || u.RawQuery != "" {
 		b = append(b, '?')

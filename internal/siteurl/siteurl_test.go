@@ -94,6 +94,9 @@ func TestAbsolute(t *testing.T) {
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"HTTPS://Static.TEST/a.jpg", "https://static.test/a.jpg"},
+		{"https://static.test:443/a.jpg", "https://static.test/a.jpg"},
+		{"http://static.test:80/a.jpg", "http://static.test/a.jpg"},
+		{"http://static.test:443/a.jpg", "http://static.test:443/a.jpg"},
 		{"https://static.test/%7ex/%41%2f%2B%21%28.jpg", "https://static.test/~x/A%2F%2B!(.jpg"},
 		{"https://static.test/a.jpg?w=1&h=2+3 4%zz|%2b%7e%3d", "https://static.test/a.jpg?w=1&h=2+3%204%25zz%7C%2B~%3D"},
 		{"https://static.test/a.jpg?", "https://static.test/a.jpg?"},
