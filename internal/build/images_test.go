@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitemapd/sitemapd/internal/head/headtest"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -109,5 +110,50 @@ func TestImagesAtMost1000(t *testing.T) {
 	if len(entries) != 1 || len(entries[0].Images) != sitemap.MaxImages ||
 		entries[0].Images[0] != "https://static.test/img/0000.jpg" || entries[0].Images[sitemap.MaxImages-1] != "https://static.test/img/0999.jpg" {
 		t.Errorf("entries %d; images %d, want %d from 0000 to 0999", len(entries), len(entries[0].Images), sitemap.MaxImages)
+	}
+}
+
+// TestPageStoreImages checks that a build reads a page's images again
+// only when its file changed since the last build, across processes (a
+// no-op build reads no page's bytes), and that turning images on makes
+// every page be read for them, with heads rules on or off.
+func TestPageStoreImages(t *testing.T) {
+	dir := t.TempDir()
+	root, state := filepath.Join(dir, "root"), filepath.Join(dir, "state")
+	os.MkdirAll(state, 0o755)
+	page := filepath.Join(root, "p.html")
+	build := func(pages string) []string {
+		t.Helper()
+		cfg := loadConfig(t, baseConfig, root, "state_dir: "+state+"\npages: "+pages+"\n")
+		e, _ := newEngine(t, cfg)
+		mustBuild(t, e)
+		e.Close()
+		entries, _ := readEntries(t, "sitemap.xml", outputs(t, cfg, root)["sitemap.xml"])
+		if len(entries) != 1 {
+			t.Fatalf("%d entries, want 1", len(entries))
+		}
+		return entries[0].Images
+	}
+	a, b := []string{"https://static.test/a.jpg"}, []string{"https://static.test/b.jpg"}
+	for _, pages := range []string{"{images: true}", "{images: true, noindex: false, canonical: false, hreflang: false, redirects: false, head_dates: false}"} {
+		t.Run(pages, func(t *testing.T) {
+			os.RemoveAll(state)
+			os.MkdirAll(state, 0o755)
+			writeFile(t, page, "<img src=a.jpg>", defaultMTime)
+			if got := build("{images: false}"); got != nil {
+				t.Fatalf("images listed while off: %q", got)
+			}
+			if got := build(pages); !slices.Equal(got, a) {
+				t.Fatalf("images %q, want %q: a store kept without images was trusted for them", got, a)
+			}
+			writeFile(t, page, "<img src=b.jpg>", defaultMTime) // same size and mtime
+			if got := build(pages); !slices.Equal(got, a) {
+				t.Errorf("images %q: the page was read again though its stamp is unchanged", got)
+			}
+			writeFile(t, page, "<img src=b.jpg>", defaultMTime.Add(time.Second))
+			if got := build(pages); !slices.Equal(got, b) {
+				t.Errorf("images %q, want %q: a changed page's images were not read again", got, b)
+			}
+		})
 	}
 }
