@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/benchpage"
+	"github.com/sitemapd/sitemapd/internal/pagestore"
 )
 
 // BenchmarkUpdate measures one incremental update after a single page
@@ -361,4 +362,50 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkImages measures `sitemapd build` (a new engine each time, as a
+// new process) of 5,000 real-looking pages that show images
+// (benchpage.ImagePage, 9 KB: larger than a page read at once), with
+// pages.images off (the baseline) and on: "fresh", with an empty
+// state_dir, reads every page (its head; with images, its whole body);
+// "noop", with the store of the build before, reads none. Each reports
+// the process's CPU time per build (cpu-ns/op).
+func BenchmarkImages(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "root")
+	for d := range 20 {
+		for p := range 250 {
+			name := fmt.Sprintf("p%d.html", p)
+			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), benchpage.ImagePage(name, 99), defaultMTime)
+		}
+	}
+	for _, run := range []string{"fresh", "noop"} {
+		for _, images := range []string{"off", "on"} {
+			b.Run("run="+run+"/images="+images, func(b *testing.B) {
+				state := b.TempDir()
+				extra := fmt.Sprintf("pages: {images: %v}\noutput_dir: %s\nstate_dir: %s\n", images == "on", b.TempDir(), state)
+				cfg := loadConfig(b, baseConfig, root, extra)
+				e, _ := newEngine(b, cfg)
+				if _, err := e.Build(context.Background()); err != nil { // the outputs and the store
+					b.Fatal(err)
+				}
+				e.Close()
+				cpu := cpuTime(b)
+				for b.Loop() {
+					if run == "fresh" {
+						os.Remove(filepath.Join(state, pagestore.Name))
+					}
+					e, err := New(cfg, nil, WithProgress(0))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := e.Build(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					e.Close()
+				}
+				b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
 }
