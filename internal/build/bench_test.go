@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/benchpage"
+	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 )
 
@@ -68,12 +69,7 @@ func BenchmarkUpdate(b *testing.B) {
 // remembers the heads it read (target: on at most 2× off on a warm cache).
 func BenchmarkHeads(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
-	for d := range 20 {
-		for p := range 500 {
-			name := fmt.Sprintf("p%d.html", p)
-			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), benchpage.Page(name, 99), defaultMTime)
-		}
-	}
+	writePages(b, root, 500, benchpage.Page)
 	for _, bc := range []struct {
 		name  string
 		pages string
@@ -284,14 +280,7 @@ func BenchmarkNoOpBuild(b *testing.B) {
 							}
 							continue
 						}
-						e, err := New(cfg, nil, WithProgress(0))
-						if err != nil {
-							b.Fatal(err)
-						}
-						if _, err := e.Build(context.Background()); err != nil {
-							b.Fatal(err)
-						}
-						e.Close()
+						buildAsProcess(b, cfg)
 					}
 					b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
 					read := -1
@@ -373,12 +362,7 @@ func liveHeap() uint64 {
 // the process's CPU time per build (cpu-ns/op).
 func BenchmarkImages(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
-	for d := range 20 {
-		for p := range 250 {
-			name := fmt.Sprintf("p%d.html", p)
-			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), benchpage.ImagePage(name, 99), defaultMTime)
-		}
-	}
+	writePages(b, root, 250, benchpage.ImagePage)
 	for _, run := range []string{"fresh", "noop"} {
 		for _, images := range []string{"off", "on"} {
 			b.Run("run="+run+"/images="+images, func(b *testing.B) {
@@ -395,17 +379,34 @@ func BenchmarkImages(b *testing.B) {
 					if run == "fresh" {
 						os.Remove(filepath.Join(state, pagestore.Name))
 					}
-					e, err := New(cfg, nil, WithProgress(0))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := e.Build(context.Background()); err != nil {
-						b.Fatal(err)
-					}
-					e.Close()
+					buildAsProcess(b, cfg)
 				}
 				b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
 			})
+		}
+	}
+}
+
+// buildAsProcess runs one full build in a new engine, as a new process
+// of `sitemapd build` would.
+func buildAsProcess(b *testing.B, cfg *config.Config) {
+	e, err := New(cfg, nil, WithProgress(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	e.Close()
+}
+
+// writePages writes perDir pages made by page in each of 20 directories
+// below root.
+func writePages(b *testing.B, root string, perDir int, page func(name string, roll int) string) {
+	for d := range 20 {
+		for p := range perDir {
+			name := fmt.Sprintf("p%d.html", p)
+			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), page(name, 99), defaultMTime)
 		}
 	}
 }

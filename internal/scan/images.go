@@ -28,35 +28,22 @@ func newImageRule(cfg *config.Config) *imageRule {
 	}
 	r := &imageRule{hosts: map[string]bool{}}
 	if u, err := url.Parse(cfg.BaseURL); err == nil {
-		r.hosts[hostKey(u.Scheme, u.Host)] = true
+		r.hosts[siteurl.HostKey(u.Scheme, u.Host)] = true
 	}
 	for _, h := range cfg.Pages.ImageHosts {
 		r.hosts[h] = true
 		// A host named with a default port is the host without it.
-		r.hosts[hostKey("http", h)] = true
-		r.hosts[hostKey("https", h)] = true
+		r.hosts[siteurl.HostKey("http", h)] = true
+		r.hosts[siteurl.HostKey("https", h)] = true
 	}
 	return r
-}
-
-// hostKey is a URL's host in lower case, without its scheme's default
-// port.
-func hostKey(scheme, host string) string {
-	host = strings.ToLower(host)
-	switch strings.ToLower(scheme) {
-	case "http":
-		return strings.TrimSuffix(host, ":80")
-	case "https":
-		return strings.TrimSuffix(host, ":443")
-	}
-	return host
 }
 
 // options are the head.ImageOptions of one page; long counts the images
 // left out for a URL longer than a sitemap allows.
 func (r *imageRule) options(long *int) head.ImageOptions {
 	return head.ImageOptions{Max: sitemap.MaxImages, Keep: func(u *url.URL) (string, bool) {
-		if u.User != nil || !r.hosts[hostKey(u.Scheme, u.Host)] {
+		if u.User != nil || !r.hosts[siteurl.HostKey(u.Scheme, u.Host)] {
 			return "", false
 		}
 		loc := siteurl.Absolute(u)

@@ -143,14 +143,7 @@ func (l *Locator) SitePath(loc string) (path string, ok bool) {
 // it (File).
 func Absolute(u *url.URL) string {
 	b := make([]byte, 0, len(u.Scheme)+len(u.Host)+len(u.Path)+len(u.RawQuery)+16)
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	// The scheme's default port is no port, as a browser parses it.
-	switch scheme {
-	case "http":
-		host = strings.TrimSuffix(host, ":80")
-	case "https":
-		host = strings.TrimSuffix(host, ":443")
-	}
+	scheme, host := strings.ToLower(u.Scheme), HostKey(u.Scheme, u.Host)
 	b = append(b, scheme...)
 	b = append(b, "://"...)
 	b = appendEncoded(b, host, &hostKeep, &unreservedOnly)
@@ -160,6 +153,20 @@ func Absolute(u *url.URL) string {
 		b = appendEncoded(b, u.RawQuery, &queryKeep, &unreservedOnly)
 	}
 	return string(b)
+}
+
+// HostKey is a URL's host (host[:port]) as a browser's parser leaves it:
+// in lower case, without its scheme's default port (80 for http, 443 for
+// https), so that two spellings of one host compare equal.
+func HostKey(scheme, host string) string {
+	host = strings.ToLower(host)
+	switch strings.ToLower(scheme) {
+	case "http":
+		return strings.TrimSuffix(host, ":80")
+	case "https":
+		return strings.TrimSuffix(host, ":443")
+	}
+	return host
 }
 
 // The bytes Absolute leaves as they are in each part, and those that
