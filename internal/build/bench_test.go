@@ -359,7 +359,8 @@ func liveHeap() uint64 {
 // pages.images off (the baseline) and on: "fresh", with an empty
 // state_dir, reads every page (its head; with images, its whole body);
 // "noop", with the store of the build before, reads none. Each reports
-// the process's CPU time per build (cpu-ns/op).
+// the process's CPU time per build (cpu-ns/op). BenchmarkImagesMemory
+// gives what the daemon holds.
 func BenchmarkImages(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
 	writePages(b, root, 250, benchpage.ImagePage)
@@ -408,5 +409,34 @@ func writePages(b *testing.B, root string, perDir int, page func(name string, ro
 			name := fmt.Sprintf("p%d.html", p)
 			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), page(name, 99), defaultMTime)
 		}
+	}
+}
+
+// BenchmarkImagesMemory measures the heap a daemon's engine retains after
+// its first full build, per page, over BenchmarkImages's pages, with
+// pages.images off and on: on keeps each page's image URLs.
+func BenchmarkImagesMemory(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "root")
+	writePages(b, root, 250, benchpage.ImagePage)
+	for _, images := range []string{"off", "on"} {
+		b.Run("images="+images, func(b *testing.B) {
+			out := b.TempDir()
+			var retained float64
+			for b.Loop() {
+				cfg := loadConfig(b, baseConfig, root, fmt.Sprintf("pages: {images: %v}\noutput_dir: %s\n", images == "on", out))
+				before := liveHeap()
+				e, err := New(cfg, nil, WithChanges(), WithProgress(0))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := e.Build(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				retained += float64(liveHeap()) - float64(before)
+				runtime.KeepAlive(e)
+				e.Close()
+			}
+			b.ReportMetric(retained/float64(b.N)/5000, "B/page")
+		})
 	}
 }
