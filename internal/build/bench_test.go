@@ -315,17 +315,7 @@ func BenchmarkDaemonMemory(b *testing.B) {
 					var retained float64
 					for b.Loop() {
 						cfg := loadConfig(b, baseConfig, root, "pages: {"+heads.pages+"lastmod: "+mode+"}\noutput_dir: "+out+"\n")
-						before := liveHeap()
-						e, err := New(cfg, nil, WithChanges(), WithProgress(0))
-						if err != nil {
-							b.Fatal(err)
-						}
-						if _, err := e.Build(context.Background()); err != nil {
-							b.Fatal(err)
-						}
-						retained += float64(liveHeap()) - float64(before)
-						runtime.KeepAlive(e)
-						e.Close()
+						retained += daemonHeap(b, cfg)
 					}
 					b.ReportMetric(retained/float64(b.N)/float64(len(pages)), "B/page")
 				})
@@ -424,19 +414,26 @@ func BenchmarkImagesMemory(b *testing.B) {
 			var retained float64
 			for b.Loop() {
 				cfg := loadConfig(b, baseConfig, root, fmt.Sprintf("pages: {images: %v}\noutput_dir: %s\n", images == "on", out))
-				before := liveHeap()
-				e, err := New(cfg, nil, WithChanges(), WithProgress(0))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := e.Build(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				retained += float64(liveHeap()) - float64(before)
-				runtime.KeepAlive(e)
-				e.Close()
+				retained += daemonHeap(b, cfg)
 			}
 			b.ReportMetric(retained/float64(b.N)/5000, "B/page")
 		})
 	}
+}
+
+// daemonHeap is the heap a daemon's engine (WithChanges) retains after
+// its first full build under cfg.
+func daemonHeap(b *testing.B, cfg *config.Config) float64 {
+	before := liveHeap()
+	e, err := New(cfg, nil, WithChanges(), WithProgress(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	retained := float64(liveHeap()) - float64(before)
+	runtime.KeepAlive(e)
+	e.Close()
+	return retained
 }
