@@ -20,6 +20,9 @@ const keptTimes = new Map(kept.map((a) => {
 const { default: Sitemapper } = await import(pathToFileURL(join(modules, 'sitemapper/lib/assets/sitemapper.js')));
 const { default: FeedParser } = await import(pathToFileURL(join(modules, 'rss-parser/index.js')));
 const feedEntries = 10;
+// The images each page shows, as e2e.sh writes them (relative to base),
+// on the site's host: every other page shows none.
+const imagesOf = new Map([['/docs/api/v1.html', ['assets/logo.png', 'assets/logo@2x.png', 'docs/api/diagram.webp', 'docs/api/diagram.png']]]);
 const tmp = mkdtempSync(join(tmpdir(), 'e2e-check-'));
 let requests = 0;
 
@@ -86,7 +89,7 @@ async function check() {
   }
   const record = await get('.sitemapd-text.sha256');
   if (record.status === 200) throw new Error('nginx serves the record of text sitemaps, a dotfile');
-  const client = new Sitemapper({ url: `${base}sitemap_index.xml`, timeout: 10000, fields: { loc: true, lastmod: true } });
+  const client = new Sitemapper({ url: `${base}sitemap_index.xml`, timeout: 10000, fields: { loc: true, lastmod: true, image: true } });
   const { sites, errors } = await client.fetch();
   requests += maps.length + 1;
   if (errors && errors.length) throw new Error(`sitemapper: ${JSON.stringify(errors)}`);
@@ -96,6 +99,9 @@ async function check() {
     const path = decodeURIComponent(new URL(s.loc).pathname);
     if (got.has(path)) throw new Error(`${s.loc} is listed twice`);
     got.set(path, Math.floor(Date.parse(s.lastmod) / 1000));
+    const images = [s.image ?? []].flat().map((i) => i.loc).join(' ');
+    const wantImages = (imagesOf.get(path) ?? []).map((i) => new URL(i, base).href).join(' ');
+    if (images !== wantImages) throw new Error(`${path}: images ${images || 'none'}, want ${wantImages || 'none'}`);
   }
   for (const [path, mt] of want) {
     if (!got.has(path)) throw new Error(`${path} exists but is not listed`);
@@ -133,7 +139,7 @@ const deadline = Date.now() + 30000;
 for (;;) {
   try {
     const { pages, sitemaps, entries } = await check();
-    console.log(`  ok: ${pages} pages listed with their lastmod by sitemapper, ${sitemaps} sitemaps valid with their text sitemaps, robots.txt names the index, the feed's ${entries} entries read by rss-parser; ${requests} requests`);
+    console.log(`  ok: ${pages} pages listed with their lastmod and images by sitemapper, ${sitemaps} sitemaps valid with their text sitemaps, robots.txt names the index, the feed's ${entries} entries read by rss-parser; ${requests} requests`);
     process.exit(0);
   } catch (e) {
     if (Date.now() > deadline) {

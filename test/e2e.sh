@@ -3,7 +3,7 @@
 # 127.0.0.1, `sitemapd run` keeps its sitemaps, and test/e2e-check.mjs
 # checks what a crawler sees (robots.txt, every sitemap served and valid
 # against sitemap.xsd, the pages a real sitemap client, sitemapper from
-# npm, finds with their lastmod, and the feed of changes as a real feed
+# npm, finds with their lastmod and images, and the feed of changes as a real feed
 # reader, rss-parser from npm, reads it) after each of: the first build, an added
 # page, an edited page, the same page rewritten with the same bytes (its
 # lastmod stays), a deleted page, a moved directory, a page now noindex.
@@ -51,14 +51,15 @@ if [ ! -f "$sitemap_xsd" ]; then
   mkdir -p "$top/.cache/xsd"
   (cd "$work" && npm pack sitemap --silent >/dev/null && tar -xzf sitemap-*.tgz package/schema/sitemap.xsd && cp package/schema/sitemap.xsd "$sitemap_xsd")
 fi
-# sitemap.xsd with the XHTML link element of hreflang alternates declared,
-# as internal/xsdtest does.
+# sitemap.xsd with the XHTML link element of hreflang alternates and
+# Google's image element declared, as internal/xsdtest does.
 xsd="$work/all.xsd"
 cat > "$xsd" <<XSD
 <?xml version="1.0" encoding="UTF-8"?>
 <schema elementFormDefault="qualified" xmlns="http://www.w3.org/2001/XMLSchema">
   <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="$sitemap_xsd"/>
   <import namespace="http://www.w3.org/1999/xhtml" schemaLocation="$top/internal/xsdtest/xhtml-link.xsd"/>
+  <import namespace="http://www.google.com/schemas/sitemap-image/1.1" schemaLocation="$top/internal/xsdtest/sitemap-image.xsd"/>
 </schema>
 XSD
 
@@ -80,6 +81,10 @@ for i in $(seq 1 60); do page "archive/2025/p$i.html" "2025-06-01 00:00:00 UTC";
 echo '<meta name="robots" content="noindex"><title>draft</title>' > "$site/draft.html"
 echo '<link rel="alternate" hreflang="de" href="/de/blog/"><link rel="alternate" hreflang="x-default" href="/blog/">' >> "$site/blog/index.html"
 touch -d "2026-03-01 12:00:00 UTC" "$site/blog/index.html"
+# A page that shows images (pages.images): its own, a picture's, one on
+# another host (not listed). e2e-check.mjs knows which it shows.
+echo '<img src="/assets/logo.png" srcset="/assets/logo.png 1x, /assets/logo@2x.png 2x"><picture><source srcset="diagram.webp"><img src="diagram.png"></picture><img src="https://elsewhere.test/x.png">' >> "$site/docs/api/v1.html"
+touch -d "2026-04-03 08:30:00 UTC" "$site/docs/api/v1.html"
 mkdir -p "$site/assets" && echo "body{}" > "$site/assets/site.css" && echo x > "$site/.hidden.html"
 echo "User-agent: *" > "$site/robots.txt"
 
@@ -121,6 +126,7 @@ base_url: $base
 robots_txt: true
 formats: [xml, txt]
 feed: {name: changes.atom, entries: 10}
+pages: {images: true}
 state_dir: $work/state
 watch: {settle: 200ms, max_delay: 2s}
 log: {format: json}

@@ -59,3 +59,33 @@ func Page(name string, roll int) string {
 	b.WriteString(body)
 	return b.String()
 }
+
+// imageBody is a body of the same 4 KB of text as Page's, with the
+// images of an article as site generators write them: a responsive hero
+// picture, figures with srcset, a lazy image, a logo on a CDN and an
+// inline data: icon.
+var imageBody = func() string {
+	var b strings.Builder
+	b.WriteString(`<body><header><img src="/static/logo.svg" alt="Example" width="120" height="40">` +
+		`<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt=""></header><main>` + "\n")
+	b.WriteString(`<picture><source type="image/avif" srcset="/img/hero-800.avif 800w, /img/hero-1600.avif 1600w">` +
+		`<source type="image/webp" srcset="/img/hero-800.webp 800w, /img/hero-1600.webp 1600w">` +
+		`<img src="/img/hero-800.jpg" srcset="/img/hero-800.jpg 800w, /img/hero-1600.jpg 1600w" sizes="100vw" alt="Hero"></picture>` + "\n")
+	para := "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.</p>\n"
+	for i := range 48 {
+		b.WriteString(para)
+		if i%8 == 7 {
+			fmt.Fprintf(&b, `<figure><img src="figure-%d.jpg" srcset="figure-%d.jpg 1x, figure-%d@2x.jpg 2x" loading="lazy" alt="Figure %d"><figcaption>Figure %d</figcaption></figure>`+"\n", i, i, i, i, i)
+		}
+	}
+	b.WriteString(`<img src="https://cdn.bench.example/ads/banner.png" alt=""></main></body></html>` + "\n")
+	return b.String()
+}()
+
+// ImagePage is Page with a body that shows images (imageBody): 19
+// distinct images at paths of the page's host, one on a CDN, one data:
+// URL, and Page's og:image in the head.
+func ImagePage(name string, roll int) string {
+	p := Page(name, roll)
+	return strings.TrimSuffix(p, body) + imageBody
+}

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/benchpage"
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/pagestore"
 )
 
 // BenchmarkUpdate measures one incremental update after a single page
@@ -67,12 +69,7 @@ func BenchmarkUpdate(b *testing.B) {
 // remembers the heads it read (target: on at most 2× off on a warm cache).
 func BenchmarkHeads(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
-	for d := range 20 {
-		for p := range 500 {
-			name := fmt.Sprintf("p%d.html", p)
-			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), benchpage.Page(name, 99), defaultMTime)
-		}
-	}
+	writePages(b, root, 500, benchpage.Page)
 	for _, bc := range []struct {
 		name  string
 		pages string
@@ -283,14 +280,7 @@ func BenchmarkNoOpBuild(b *testing.B) {
 							}
 							continue
 						}
-						e, err := New(cfg, nil, WithProgress(0))
-						if err != nil {
-							b.Fatal(err)
-						}
-						if _, err := e.Build(context.Background()); err != nil {
-							b.Fatal(err)
-						}
-						e.Close()
+						buildAsProcess(b, cfg)
 					}
 					b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
 					read := -1
@@ -325,17 +315,7 @@ func BenchmarkDaemonMemory(b *testing.B) {
 					var retained float64
 					for b.Loop() {
 						cfg := loadConfig(b, baseConfig, root, "pages: {"+heads.pages+"lastmod: "+mode+"}\noutput_dir: "+out+"\n")
-						before := liveHeap()
-						e, err := New(cfg, nil, WithChanges(), WithProgress(0))
-						if err != nil {
-							b.Fatal(err)
-						}
-						if _, err := e.Build(context.Background()); err != nil {
-							b.Fatal(err)
-						}
-						retained += float64(liveHeap()) - float64(before)
-						runtime.KeepAlive(e)
-						e.Close()
+						retained += daemonHeap(b, cfg)
 					}
 					b.ReportMetric(retained/float64(b.N)/float64(len(pages)), "B/page")
 				})
@@ -361,4 +341,99 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkImages measures `sitemapd build` (a new engine each time, as a
+// new process) of 5,000 real-looking pages that show images
+// (benchpage.ImagePage, 9 KB: larger than a page read at once), with
+// pages.images off (the baseline) and on: "fresh", with an empty
+// state_dir, reads every page (its head; with images, its whole body);
+// "noop", with the store of the build before, reads none. Each reports
+// the process's CPU time per build (cpu-ns/op). BenchmarkImagesMemory
+// gives what the daemon holds.
+func BenchmarkImages(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "root")
+	writePages(b, root, 250, benchpage.ImagePage)
+	for _, run := range []string{"fresh", "noop"} {
+		for _, images := range []string{"off", "on"} {
+			b.Run("run="+run+"/images="+images, func(b *testing.B) {
+				state := b.TempDir()
+				extra := fmt.Sprintf("pages: {images: %v}\noutput_dir: %s\nstate_dir: %s\n", images == "on", b.TempDir(), state)
+				cfg := loadConfig(b, baseConfig, root, extra)
+				e, _ := newEngine(b, cfg)
+				if _, err := e.Build(context.Background()); err != nil { // the outputs and the store
+					b.Fatal(err)
+				}
+				e.Close()
+				cpu := cpuTime(b)
+				for b.Loop() {
+					if run == "fresh" {
+						os.Remove(filepath.Join(state, pagestore.Name))
+					}
+					buildAsProcess(b, cfg)
+				}
+				b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// buildAsProcess runs one full build in a new engine, as a new process
+// of `sitemapd build` would.
+func buildAsProcess(b *testing.B, cfg *config.Config) {
+	e, err := New(cfg, nil, WithProgress(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	e.Close()
+}
+
+// writePages writes perDir pages made by page in each of 20 directories
+// below root.
+func writePages(b *testing.B, root string, perDir int, page func(name string, roll int) string) {
+	for d := range 20 {
+		for p := range perDir {
+			name := fmt.Sprintf("p%d.html", p)
+			writeFile(b, filepath.Join(root, fmt.Sprintf("d%d", d), name), page(name, 99), defaultMTime)
+		}
+	}
+}
+
+// BenchmarkImagesMemory measures the heap a daemon's engine retains after
+// its first full build, per page, over BenchmarkImages's pages, with
+// pages.images off and on: on keeps each page's image URLs.
+func BenchmarkImagesMemory(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "root")
+	writePages(b, root, 250, benchpage.ImagePage)
+	for _, images := range []string{"off", "on"} {
+		b.Run("images="+images, func(b *testing.B) {
+			out := b.TempDir()
+			var retained float64
+			for b.Loop() {
+				cfg := loadConfig(b, baseConfig, root, fmt.Sprintf("pages: {images: %v}\noutput_dir: %s\n", images == "on", out))
+				retained += daemonHeap(b, cfg)
+			}
+			b.ReportMetric(retained/float64(b.N)/5000, "B/page")
+		})
+	}
+}
+
+// daemonHeap is the heap a daemon's engine (WithChanges) retains after
+// its first full build under cfg.
+func daemonHeap(b *testing.B, cfg *config.Config) float64 {
+	before := liveHeap()
+	e, err := New(cfg, nil, WithChanges(), WithProgress(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	retained := float64(liveHeap()) - float64(before)
+	runtime.KeepAlive(e)
+	e.Close()
+	return retained
 }

@@ -145,8 +145,16 @@ type Pages struct {
 	// HeadDates takes an HTML page's lastmod from the modification time
 	// its head states (article:modified_time, og:updated_time, JSON-LD
 	// dateModified), when it states one that is not in the future.
-	HeadDates bool     `yaml:"head_dates"`
-	Exclude   []string `yaml:"exclude"`
+	HeadDates bool `yaml:"head_dates"`
+	// Images lists, in each HTML page's <url>, the images the page shows
+	// (img src and srcset, picture source srcset, og:image) as Google's
+	// image:image entries. It costs reading each HTML page's whole body,
+	// not only its head, when its file changes. ImageHosts are the hosts,
+	// besides base_url's, whose images are listed (a CDN's); images on
+	// any other host are not. Validate lower-cases them.
+	Images     bool     `yaml:"images"`
+	ImageHosts []string `yaml:"image_hosts"`
+	Exclude    []string `yaml:"exclude"`
 	// ErrorPages are globs, like Exclude's, of the site's error pages
 	// (404.html, 50x.html, …): files that exist to be served in place of a
 	// page that does not, never pages to crawl. The default list covers

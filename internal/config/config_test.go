@@ -54,6 +54,20 @@ func TestFullConfig(t *testing.T) {
 	}
 }
 
+func TestImagesConfig(t *testing.T) {
+	c, err := LoadFile("testdata/images.good.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"cdn.sitemapd.test", "img.sitemapd.test:8443", "[::1]:8080"}
+	if !c.Pages.Images || !slices.Equal(c.Pages.ImageHosts, want) {
+		t.Errorf("images %v, image_hosts %q; want true, %q", c.Pages.Images, c.Pages.ImageHosts, want)
+	}
+	if d := Default(); d.Pages.Images || len(d.Pages.ImageHosts) != 0 {
+		t.Errorf("default images %v, image_hosts %q: want off, none", d.Pages.Images, d.Pages.ImageHosts)
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	c, err := LoadFile("testdata/minimal.good.yml")
 	if err != nil {
@@ -87,6 +101,11 @@ func TestBadConfigs(t *testing.T) {
 			`formats.bad.yml:4: formats: "html" is not a format: xml, txt`,
 			`formats.bad.yml:4: formats: must include xml`,
 			`formats.bad.yml:4: formats: text sitemaps would be named like robots.txt (from sitemap_name "robots.xml")`,
+		}},
+		{"images.bad.yml", []string{
+			`images.bad.yml:5: pages.image_hosts[1]: "https://cdn.sitemapd.test/" must be a host name`,
+			`images.bad.yml:5: pages.image_hosts[2]: "*.sitemapd.test" must be a host name`,
+			`images.bad.yml:5: pages.image_hosts[3]: "img.sitemapd.test:" must be a host name`,
 		}},
 		{"values.bad.yml", []string{
 			"values.bad.yml:1: root: stat ",

@@ -200,6 +200,13 @@ func (c *Config) validate(lines map[string]int) error {
 	} else {
 		bad("pages.lastmod", "%q must be \"content\" (when the page's bytes last changed) or \"mtime\" (when its file was last written)", c.Pages.LastMod)
 	}
+	for i, h := range c.Pages.ImageHosts {
+		if norm, ok := imageHost(h); ok {
+			c.Pages.ImageHosts[i] = norm
+		} else {
+			bad(fmt.Sprintf("pages.image_hosts[%d]", i), "%q must be a host name, with a port if not the scheme's default, like \"cdn.example.net\" (no scheme, path or wildcard)", h)
+		}
+	}
 	for i, g := range c.Pages.ErrorPages {
 		if !doublestar.ValidatePattern(NormalizeGlob(g)) {
 			bad(fmt.Sprintf("pages.error_pages[%d]", i), "%q is not a valid glob", g)
@@ -298,6 +305,19 @@ func (c *Config) validate(lines map[string]int) error {
 }
 
 // checkOutputName accepts plain, visible .xml file names.
+// imageHost checks a pages.image_hosts entry and returns it in lower
+// case: a host as a URL carries it (a name or an IP address, and a port).
+func imageHost(h string) (string, bool) {
+	if h == "" || strings.ContainsAny(h, "/?#@*\\ ") {
+		return "", false
+	}
+	u, err := url.Parse("http://" + h)
+	if err != nil || u.Host != h || u.Hostname() == "" || strings.HasSuffix(h, ":") {
+		return "", false
+	}
+	return strings.ToLower(h), true
+}
+
 func checkOutputName(n string) error {
 	switch {
 	case n == "" || strings.ContainsAny(n, "/\x00"):

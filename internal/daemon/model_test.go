@@ -21,8 +21,8 @@ func TestModel(t *testing.T) {
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			// Every feature that writes files is on: text sitemaps and the
-			// feed too.
+			// Every feature that writes files is on: text sitemaps, the
+			// feed and images too.
 			// The shrink guard is off: it refuses (in the daemon as in the
 			// full build it is compared with) what random steps may well
 			// do, leave out most of the site; TestShrinkGuard* test it.
@@ -49,9 +49,10 @@ func TestModel(t *testing.T) {
 // modelConfig is the model's configuration, beyond testConfig.
 func modelConfig(exclude []string) string {
 	// A short feed, so that random changes move its entries often.
-	c := "formats: [xml, txt]\nshrink_guard: false\nfeed: {name: changes.atom, entries: 5}\n"
+	c := "formats: [xml, txt]\nshrink_guard: false\nfeed: {name: changes.atom, entries: 5}\n" +
+		"pages:\n  images: true\n  image_hosts: [cdn.static.test]\n"
 	if exclude != nil {
-		c += fmt.Sprintf("pages:\n  exclude: [%q]\n", exclude[0])
+		c += fmt.Sprintf("  exclude: [%q]\n", exclude[0])
 	}
 	return c
 }
@@ -210,7 +211,17 @@ func (m *model) step(i int) {
 				`<meta http-equiv="refresh" content="0; url=/">`,         // a redirect stub
 				`<meta http-equiv="refresh" content="30; url=/"><title>`, // shown first: listed
 			}
-			head := heads[r.IntN(len(heads))]
+			// Images after the head, by the step (not by r, so that the
+			// sequences stay those the model had before images): in the
+			// head, in the body, on other hosts, past the 8 KiB a page
+			// is read at once in, or none.
+			images := []string{
+				`<meta property="og:image" content="/og.png"></head><body><img src="a.jpg" srcset="a.jpg 1x, a@2x.jpg 2x">`,
+				`</head><body><picture><source srcset="/p.avif"><img src="https://cdn.static.test/p.jpg"></picture><img src="https://elsewhere.test/x.jpg">`,
+				`</head><body><p>` + strings.Repeat("text ", 2000) + `<img src="late.jpg"><img src="../up.png">`,
+				``,
+			}
+			head := heads[r.IntN(len(heads))] + images[i%len(images)]
 			logf("write %s: %s", f, head)
 			if err := os.WriteFile(h.path(f), []byte("<!doctype html><head>"+head+"</head>"), 0o644); err != nil {
 				h.t.Fatal(err)
@@ -287,7 +298,7 @@ func (m *model) step(i int) {
 			if err != nil {
 				break
 			}
-			fmt.Fprintf(fh, "<title>edited at step %d</title>", i)
+			fmt.Fprintf(fh, "<title>edited at step %d</title><img src=edit%d.jpg>", i, i%3)
 			fh.Close()
 		}
 	case 11: // chmod: an event (IN_ATTRIB) that changes no sitemap

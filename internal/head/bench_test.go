@@ -77,3 +77,34 @@ func benchImpls(b *testing.B, src []byte) {
 		})
 	}
 }
+
+// BenchmarkImages reads the images of whole pages from memory (throughput
+// is of the page's bytes): benchpage's page with an article's images, and
+// the real-looking pages of BenchmarkRead; beside it, ReadBytes on the
+// same page, the cost of its head alone.
+func BenchmarkImages(b *testing.B) {
+	pages := append(benchPages(b), struct {
+		name string
+		src  []byte
+	}{"benchpage-images", []byte(benchpage.ImagePage("page.html", 99))})
+	for _, p := range pages {
+		b.Run("page="+p.name+"/impl=images", func(b *testing.B) {
+			b.SetBytes(int64(len(p.src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Images(bytes.NewReader(p.src), "https://bench.example/page.html", ImageOptions{Max: 1000}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("page="+p.name+"/impl=head", func(b *testing.B) {
+			b.SetBytes(int64(len(p.src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ReadBytes(p.src, "https://bench.example/page.html"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

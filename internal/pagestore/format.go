@@ -11,7 +11,8 @@ import (
 // CRC-32C (little-endian). A payload is what a Listing keeps (tree.Kept,
 // one byte), the directory, the number of pages and each page: its name,
 // time (varint), stamp and sum (8 bytes each, little-endian, if kept), why
-// its head hides it (a tree.Reason) and its packed alternates.
+// its head hides it (a tree.Reason), its packed alternates and (from
+// version 4 on) its packed images.
 
 // appendBlock appends the block of a directory's listing to b.
 func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
@@ -31,6 +32,7 @@ func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 		}
 		p = append(p, byte(h.Out))
 		p = appendString(p, h.Alts)
+		p = appendString(p, h.Images)
 	})
 	b = binary.AppendUvarint(b, uint64(len(p)))
 	b = append(b, p...)
@@ -57,12 +59,12 @@ func payloadDir(payload []byte) []byte {
 	return d
 }
 
-// decodeListing decodes a payload. With noStamps the pages' stamps are
-// NoStamp (their heads are not to be trusted).
-func decodeListing(b []byte, noStamps bool) (*tree.Listing, error) {
+// decodeListing decodes a payload of a store of version v. With noStamps
+// the pages' stamps are NoStamp (their heads are not to be trusted).
+func decodeListing(b []byte, v version, noStamps bool) (*tree.Listing, error) {
 	var pages []tree.Page
-	kept, err := scanPayload(b, func(n int) { pages = make([]tree.Page, 0, n) }, func(name, alts []byte, p *tree.Page) {
-		p.Name, p.Head.Alts = string(name), string(alts)
+	kept, err := scanPayload(b, v, func(n int) { pages = make([]tree.Page, 0, n) }, func(name, alts, images []byte, p *tree.Page) {
+		p.Name, p.Head.Alts, p.Head.Images = string(name), string(alts), string(images)
 		if noStamps {
 			p.Stamp = tree.NoStamp
 		}
@@ -74,10 +76,11 @@ func decodeListing(b []byte, noStamps bool) (*tree.Listing, error) {
 	return tree.NewListing(pages, kept, nil, tree.DirID{}), nil
 }
 
-// scanPayload checks a payload and, if page is not nil, hands it each page
-// (without name and alternates, given as bytes), after start with their
-// number. Checking alone allocates nothing.
-func scanPayload(b []byte, start func(n int), page func(name, alts []byte, p *tree.Page)) (tree.Kept, error) {
+// scanPayload checks a payload of a store of version v and, if page is
+// not nil, hands it each page (without name, alternates and images, given
+// as bytes), after start with their number. Checking alone allocates
+// nothing.
+func scanPayload(b []byte, v version, start func(n int), page func(name, alts, images []byte, p *tree.Page)) (tree.Kept, error) {
 	if len(b) == 0 {
 		return 0, errCorrupt
 	}
@@ -98,7 +101,7 @@ func scanPayload(b []byte, start func(n int), page func(name, alts []byte, p *tr
 	}
 	for range n {
 		var p tree.Page
-		var name, alts []byte
+		var name, alts, images []byte
 		if name, off, err = readBytes(b, off); err != nil {
 			return 0, err
 		}
@@ -124,8 +127,13 @@ func scanPayload(b []byte, start func(n int), page func(name, alts []byte, p *tr
 		if alts, off, err = readBytes(b, off); err != nil {
 			return 0, err
 		}
+		if v >= 4 {
+			if images, off, err = readBytes(b, off); err != nil {
+				return 0, err
+			}
+		}
 		if page != nil {
-			page(name, alts, &p)
+			page(name, alts, images, &p)
 		}
 	}
 	if off != len(b) {

@@ -1,6 +1,7 @@
 // Package pagestore keeps, in state_dir, what sitemapd knows of each page
 // between processes: the stamp of its file when it was last read, its
-// Time (what its lastmod shows), its content hash, and what its head said.
+// Time (what its lastmod shows), its content hash, what its head said and
+// (pages.images) the images it shows.
 // A process that finds a page of the same stamp needs none of its bytes.
 //
 // Losing the heads costs time only (they are read again); losing the times
@@ -28,6 +29,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -39,8 +41,18 @@ const Name = "pages"
 const LegacyName = "heads"
 
 // magic starts a store. Version 3 keeps each page's stamp, time and
-// content hash, under two keys.
-const magic = "sitemapd pages 3\n"
+// content hash, under two keys, and what its head says; version 4 the
+// images it shows too. A store of version 3 is read (its pages have no
+// images: with pages.images on, its Heads key is another, so their bytes
+// are read again, their times and hashes kept); stores are written in
+// version 4.
+const magic = "sitemapd pages 4\n"
+
+// magicV3 starts a store of version 3, the same length as magic.
+const magicV3 = "sitemapd pages 3\n"
+
+// version is a store's format version.
+type version uint8
 
 // headerLen is the length of the magic, the keys and the header's checksum.
 const headerLen = len(magic) + 2*32 + 4
@@ -58,9 +70,21 @@ func KeysFor(cfg *config.Config) Keys {
 	p := &cfg.Pages
 	return Keys{
 		Times: sha256.Sum256(fmt.Appendf(nil, "%q %d %v", cfg.Root, p.LastModFrom, p.HeadDates)),
-		Heads: sha256.Sum256(fmt.Appendf(nil, "%q %q %v %q %v %v %v %v %d",
-			cfg.Root, cfg.BaseURL, p.PrettyURLs, p.IndexFiles, p.NoIndex, p.Canonical, p.Hreflang, p.Redirects, head.Limit)),
+		Heads: sha256.Sum256(headsKey(cfg)),
 	}
+}
+
+// headsKey is what the Heads key hashes. Images add to it only when
+// they are on, so that turning them on makes every page be read again,
+// and a store kept without them stays usable as it was.
+func headsKey(cfg *config.Config) []byte {
+	p := &cfg.Pages
+	b := fmt.Appendf(nil, "%q %q %v %q %v %v %v %v %d",
+		cfg.Root, cfg.BaseURL, p.PrettyURLs, p.IndexFiles, p.NoIndex, p.Canonical, p.Hreflang, p.Redirects, head.Limit)
+	if p.Images {
+		b = fmt.Appendf(b, " images %q %d %d", p.ImageHosts, head.BodyLimit, sitemap.MaxImages)
+	}
+	return b
 }
 
 // Store is a store being read. Its bytes are mapped, not read into the
@@ -68,6 +92,7 @@ func KeysFor(cfg *config.Config) Keys {
 // needed during the first build. A nil *Store holds nothing.
 type Store struct {
 	data      []byte // the file, mapped
+	version   version
 	spans     []span // each directory's last payload, sorted by directory
 	headsLost bool   // written under other head rules: stamps are not returned
 	// Torn is how many bytes at the end could not be read (a block cut
@@ -114,7 +139,7 @@ func Open(path string, keys Keys) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{data: data}
-	if err := checkHeader(data, keys, &s.headsLost); err != nil {
+	if s.version, err = checkHeader(data, keys, &s.headsLost); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -122,7 +147,7 @@ func Open(path string, keys Keys) (*Store, error) {
 	for off := headerLen; off < len(data); {
 		payload, next, err := readBlock(data, off)
 		if err == nil {
-			_, err = scanPayload(payload, nil, nil)
+			_, err = scanPayload(payload, s.version, nil, nil)
 		}
 		if err != nil {
 			s.Torn = len(data) - off
@@ -144,19 +169,27 @@ func Open(path string, keys Keys) (*Store, error) {
 	return s, nil
 }
 
-// checkHeader checks a store's header against keys.
-func checkHeader(data []byte, keys Keys, headsLost *bool) error {
+// checkHeader checks a store's header against keys, and returns its
+// version.
+func checkHeader(data []byte, keys Keys, headsLost *bool) (version, error) {
 	h := data[:headerLen-4]
+	var v version
 	switch {
-	case !bytes.HasPrefix(data, []byte(magic)):
-		return errors.New("not a page store of this version")
+	case bytes.HasPrefix(data, []byte(magic)):
+		v = 4
+	case bytes.HasPrefix(data, []byte(magicV3)):
+		v = 3
+	default:
+		return 0, errors.New("not a page store of this version")
+	}
+	switch {
 	case crc32.Checksum(h, castagnoli) != binary.LittleEndian.Uint32(data[len(h):]):
-		return errCorrupt
+		return 0, errCorrupt
 	case !bytes.Equal(h[len(magic):len(magic)+32], keys.Times[:]):
-		return ErrOtherTimes
+		return 0, ErrOtherTimes
 	}
 	*headsLost = !bytes.Equal(h[len(magic)+32:], keys.Heads[:])
-	return nil
+	return v, nil
 }
 
 // Close unmaps the store.
@@ -196,7 +229,7 @@ func (s *Store) Listing(dir string) *tree.Listing {
 	if !found {
 		return nil
 	}
-	l, _ := decodeListing(s.payload(s.spans[i]), s.headsLost)
+	l, _ := decodeListing(s.payload(s.spans[i]), s.version, s.headsLost)
 	return l
 }
 
@@ -206,7 +239,7 @@ func (s *Store) Each(f func(dir string, l *tree.Listing)) {
 		return
 	}
 	for _, sp := range s.spans {
-		l, _ := decodeListing(s.payload(sp), s.headsLost)
+		l, _ := decodeListing(s.payload(sp), s.version, s.headsLost)
 		f(string(s.dir(sp)), l)
 	}
 }

@@ -1,12 +1,15 @@
 package pagestore
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -224,4 +227,97 @@ func FuzzStore(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestImagesRoundTrip: a page's images are kept, beside its alternates.
+func TestImagesRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), Name)
+	want := map[string]*tree.Listing{"img": tree.NewListing([]tree.Page{
+		{Name: "a.html", Time: 1, Stamp: 11, Sum: 111, Head: tree.Head{Images: "https://static.test/a.jpg\x00https://cdn.test/b%20c.png\x00"}},
+		{Name: "b.html", Time: 2, Stamp: 22, Sum: 222, Head: tree.Head{Alts: "de\x00https://static.test/de/\x00", Images: "https://static.test/d.jpg\x00"}},
+		{Name: "c.html", Time: 3, Stamp: 33, Sum: 333},
+	}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{})}
+	writeStore(t, path, want)
+	s, err := Open(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	samePages(t, s, "img", want["img"])
+	if got := tree.Images(s.Listing("img").Head(0).Images); len(got) != 2 || got[1] != "https://cdn.test/b%20c.png" {
+		t.Errorf("images read back: %q", got)
+	}
+}
+
+// TestReadsVersion3 reads a store that the version before images wrote
+// (testdata/v3.pages.hex): its pages, with no images, under its keys; and
+// its heads lost under other head rules (pages.images turned on), its
+// times and sums kept.
+func TestReadsVersion3(t *testing.T) {
+	b, err := os.ReadFile("testdata/v3.pages.hex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hexText []byte
+	for line := range bytes.Lines(b) {
+		if !bytes.HasPrefix(line, []byte("#")) {
+			hexText = append(hexText, bytes.TrimSpace(line)...)
+		}
+	}
+	data, err := hex.DecodeString(string(hexText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), Name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.HeadsLost() || s.Torn != 0 || s.Dirs() != 2 {
+		t.Errorf("heads lost %v, torn %d, %d dirs; want false, 0, 2", s.HeadsLost(), s.Torn, s.Dirs())
+	}
+	samePages(t, s, "x/y", listings["x/y"])
+	samePages(t, s, "", listings[""])
+	s.Close()
+
+	other := testKeys
+	other.Heads[0]++
+	s, err = Open(path, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := s.Listing("x/y").Pages()
+	if !s.HeadsLost() || p[0].Stamp != tree.NoStamp || p[0].Time != 1 || p[0].Sum != 111 {
+		t.Errorf("under other heads: lost %v, page %+v; want lost, no stamp, time 1, sum 111", s.HeadsLost(), p[0])
+	}
+	// Appends go to stores of this version only.
+	if _, err := Append(path, testKeys, nil); err == nil {
+		t.Error("appended to a store of version 3")
+	}
+}
+
+// TestKeysImages: turning images on changes the Heads key (pages are read
+// again for their images), not the Times key; with images off, image_hosts
+// change nothing.
+func TestKeysImages(t *testing.T) {
+	cfg := config.Default()
+	cfg.Root, cfg.BaseURL = "/srv/www", "https://static.test/"
+	off := KeysFor(&cfg)
+	cfg.Pages.ImageHosts = []string{"cdn.static.test"}
+	if KeysFor(&cfg) != off {
+		t.Error("image_hosts changed the keys with images off")
+	}
+	cfg.Pages.Images = true
+	on := KeysFor(&cfg)
+	if on.Times != off.Times || on.Heads == off.Heads {
+		t.Errorf("images on: times key changed %v, heads key changed %v; want false, true", on.Times != off.Times, on.Heads != off.Heads)
+	}
+	cfg.Pages.ImageHosts = nil
+	if KeysFor(&cfg).Heads == on.Heads {
+		t.Error("image_hosts do not change the heads key with images on")
+	}
 }

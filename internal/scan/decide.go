@@ -8,6 +8,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/head"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -86,14 +87,7 @@ func urlKey(s string) string {
 	if err != nil {
 		return s
 	}
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	switch scheme {
-	case "http":
-		host = strings.TrimSuffix(host, ":80")
-	case "https":
-		host = strings.TrimSuffix(host, ":443")
-	}
-	return scheme + "://" + host + resource(u)
+	return strings.ToLower(u.Scheme) + "://" + siteurl.HostKey(u.Scheme, u.Host) + resource(u)
 }
 
 // resource is a URL's path, percent-decoded, and query.

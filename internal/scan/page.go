@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +68,7 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 		return tree.Page{}, false
 	}
 	p.URL.LastMod = w.lastMod(g, p.Time, rel, !p.Head.Hidden())
-	p.URL.Alternates = tree.Alternates(p.Head.Alts)
+	p.URL.Alternates, p.URL.Images = tree.Alternates(p.Head.Alts), tree.Images(p.Head.Images)
 	return p, true
 }
 
@@ -113,7 +114,8 @@ func (w *Walk) leave(g *Group, why tree.Reason, loc, rel, elsewhere string) {
 	g.mu.Unlock()
 }
 
-// isHTML reports whether a page is an HTML document, whose head is read.
+// isHTML reports whether a page is an HTML document, whose head (and,
+// for its images, body) is read.
 func isHTML(name string) bool {
 	i := strings.LastIndexByte(name, '.')
 	if i < 0 {
@@ -190,14 +192,16 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		return false
 	}
 	p.Stamp = stamp
-	html := s.heads && isHTML(p.Name)
+	heads := s.heads && isHTML(p.Name)
+	images := s.images != nil && isHTML(p.Name)
 	// Pages reached through a symlinked directory have nothing known
 	// (kn is nil): their hash would have nothing to be compared with.
 	content := s.content && kn != nil
-	if !html && !content {
+	if !heads && !images && !content {
 		return false
 	}
-	sum, info, err := w.read(rel, p.Name, p.URL.Loc, st, dirFD, html, content)
+	r, err := w.read(rel, p.Name, p.URL.Loc, st, dirFD, reading{heads: heads, images: images, content: content})
+	sum, info := r.sum, r.info
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		return true
@@ -228,8 +232,12 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 			p.Time = k.Time
 		}
 	}
-	if html {
+	if heads {
 		w.applyHead(g, p, rel, info)
+	}
+	if !p.Head.Hidden() {
+		// A hidden page's images would never be listed.
+		p.Head.Images = packImages(r.images)
 	}
 	return false
 }
@@ -276,12 +284,23 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 	}
 }
 
-// read reads a page's file (dirFD is its directory, open, or -1): its
-// head if html (loc is its URL), the hash of its bytes if content, up to the size stat saw.
+// reading says what read reads of a page: its head, its images, the
+// hash of its bytes.
+type reading struct{ heads, images, content bool }
+
+// what read read of a page.
+type pageRead struct {
+	sum    uint64
+	info   head.Info
+	images []string
+}
+
+// read reads a page's file (dirFD is its directory, open, or -1): what rd
+// says (loc is its URL), up to the size stat saw.
 //
 // It fails with errInFlux, having read all the same, when the file's stamp
 // after the read is not st's: it was being written.
-func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, html, content bool) (sum uint64, info head.Info, err error) {
+func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (pr pageRead, err error) {
 	// Plain system calls, not os.Open: open, read, close, where an
 	// os.File costs nine (it probes the poller and the file's flags),
 	// and the walk opens every page. O_NONBLOCK: a page swapped for a
@@ -297,9 +316,9 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, html, content
 	}
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			return 0, info, err
+			return pr, err
 		}
-		return 0, info, fmt.Errorf("cannot open: %w", err)
+		return pr, fmt.Errorf("cannot open: %w", err)
 	}
 	defer unix.Close(fd)
 	defer func() {
@@ -316,37 +335,51 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, html, content
 		defer smallPages.Put(bp)
 		n, err := io.ReadFull(fdReader(fd), (*bp)[:size])
 		if err != nil && err != io.ErrUnexpectedEOF { // shrunk since its stat: read what is there
-			return 0, info, fmt.Errorf("read failed: %w", err)
+			return pr, fmt.Errorf("read failed: %w", err)
 		}
 		b := (*bp)[:n]
-		if content {
-			sum = xxhash.Sum64(b)
+		if rd.content {
+			pr.sum = xxhash.Sum64(b)
 		}
-		if html {
-			info, err = head.ReadBytes(b, loc)
+		if rd.heads {
+			if pr.info, err = head.ReadBytes(b, loc); err != nil {
+				return pr, err
+			}
 		}
-		return sum, info, err
+		if rd.images {
+			if pr.images, err = w.images(bytes.NewReader(b), loc, rel); err != nil {
+				return pr, err
+			}
+		}
+		return pr, nil
 	}
 	// A larger one is read as far as its head goes, and, for its hash,
-	// to its end.
+	// to its end; for its images, again from its start, as it streams
+	// (the page cache has it): holding a whole page would cost the
+	// memory of the largest.
 	r := io.Reader(io.LimitReader(fdReader(fd), size))
 	var d *xxhash.Digest
-	if content {
+	if rd.content {
 		d = xxhash.New()
 		r = io.TeeReader(r, d)
 	}
-	if html {
-		if info, err = head.Read(r, loc); err != nil {
-			return 0, info, fmt.Errorf("read failed: %w", err)
+	if rd.heads {
+		if pr.info, err = head.Read(r, loc); err != nil {
+			return pr, fmt.Errorf("read failed: %w", err)
 		}
 	}
-	if content {
+	if rd.content {
 		if _, err := io.Copy(d, r); err != nil {
-			return 0, info, fmt.Errorf("read failed: %w", err)
+			return pr, fmt.Errorf("read failed: %w", err)
 		}
-		sum = d.Sum64()
+		pr.sum = d.Sum64()
 	}
-	return sum, info, nil
+	if rd.images {
+		if pr.images, err = w.readImages(fd, int(size), loc, rel); err != nil {
+			return pr, fmt.Errorf("read failed: %w", err)
+		}
+	}
+	return pr, nil
 }
 
 // Summary logs what heads did in the walk, in place of a line per page:

@@ -17,14 +17,17 @@ import (
 // Scanner reads the tree of one configuration. Its walks may run one
 // after another, not at once with SetRobots.
 type Scanner struct {
-	cfg     *config.Config
-	log     *zap.Logger
-	loc     *siteurl.Locator
-	filter  *Filter
-	rules   []rule
-	robots  robots.Rules
-	depth   tree.Depth
-	heads   bool // some head rule is on: HTML pages' heads are read
+	cfg    *config.Config
+	log    *zap.Logger
+	loc    *siteurl.Locator
+	filter *Filter
+	rules  []rule
+	robots robots.Rules
+	depth  tree.Depth
+	heads  bool // some head rule is on: HTML pages' heads are read
+	// images, if set, is the rule of pages.images: HTML pages' bodies
+	// are read for the images they show.
+	images  *imageRule
 	content bool // lastmod is when a page's bytes last changed: they are hashed
 	keep    tree.Kept
 	openDir func(string) (*os.File, error)
@@ -59,8 +62,9 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects || p.HeadDates,
 		content: p.LastModFrom == config.LastModContent && !opts.MTimeOnly,
 		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
+		images: newImageRule(cfg),
 	}
-	if s.heads || s.content {
+	if s.heads || s.content || s.images != nil {
 		s.keep |= tree.KeepStamps
 	}
 	if s.content {
@@ -123,7 +127,8 @@ func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) (urls []sit
 			if u.LastMod.IsZero() && (due == 0 || t < due) {
 				due = t
 			}
-			u.Alternates = tree.Alternates(l.Head(i).Alts)
+			h := l.Head(i)
+			u.Alternates, u.Images = tree.Alternates(h.Alts), tree.Images(h.Images)
 			out = append(out, u)
 		})
 	}

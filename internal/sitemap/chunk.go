@@ -69,5 +69,8 @@ func maxEncodedLen(u *URL) int {
 	for _, a := range u.Alternates {
 		n += 100 + 6*(len(a.Lang)+len(a.Href))
 	}
+	for _, img := range u.Images {
+		n += 100 + 6*len(img)
+	}
 	return n
 }

@@ -120,3 +120,34 @@ func TestChunksKeepWithinLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksCountImages: URLs whose images fill MaxBytes are cut before
+// a document could exceed it, though their locs are short.
+func TestChunksCountImages(t *testing.T) {
+	images := make([]string, MaxImages)
+	for i := range images {
+		images[i] = fmt.Sprintf("https://example.com/img/%04d/%s.jpg", i, strings.Repeat("x", 1000))
+	}
+	var urls []URL
+	for i := range 60 { // some 62 MB of images in all
+		urls = append(urls, URL{Loc: fmt.Sprintf("https://example.com/%02d.html", i), Images: images})
+	}
+	chunks := Chunks(urls, 0)
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunks: the images' bytes were not counted", len(chunks))
+	}
+	for _, c := range chunks {
+		var docs int
+		if err := EncodeURLSet(c.URLs, func(b []byte) error {
+			if docs++; len(b) > MaxBytes {
+				t.Errorf("a document of %d bytes", len(b))
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if docs != 1 {
+			t.Fatalf("a chunk of %d URLs encodes as %d documents", len(c.URLs), docs)
+		}
+	}
+}

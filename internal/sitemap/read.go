@@ -13,7 +13,9 @@ import (
 // it is no parser for sitemaps of other origins.
 func ReadURLs(r io.Reader, urls map[string]string) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	// A <url> line is at most some 12 MB: MaxImages images of
+	// MaxLocLen characters each, escaped (see maxEncodedLen).
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
 		line := sc.Bytes()
 		loc, ok := between(line, "<loc>", "</loc>")
@@ -25,6 +27,10 @@ func ReadURLs(r io.Reader, urls map[string]string) error {
 	}
 	return sc.Err()
 }
+
+// maxLine bounds the length of an entry's line, as maxEncodedLen bounds
+// it for the longest entry the encoder is given.
+const maxLine = 16 << 20
 
 func between(b []byte, open, close string) ([]byte, bool) {
 	i := bytes.Index(b, []byte(open))

@@ -267,3 +267,73 @@ func BenchmarkEncodeURLSet(b *testing.B) {
 	b.ReportMetric(float64(b.N*len(urls))/b.Elapsed().Seconds(), "urls/s")
 	b.SetBytes(int64(n / b.N))
 }
+
+// TestImages checks the image:image entries, after the alternates, and
+// that the image namespace is declared only in sitemaps that use it.
+func TestImages(t *testing.T) {
+	plain := collect(t, []URL{{Loc: "https://example.com/a.html", Alternates: []Alternate{{Lang: "fr", Href: "https://example.com/fr/"}}}})[0]
+	if bytes.Contains(plain, []byte("image")) {
+		t.Errorf("a sitemap without images mentions them:\n%s", plain)
+	}
+	doc := collect(t, []URL{
+		{Loc: "https://example.com/a.html"},
+		{Loc: "https://example.com/en/", Alternates: []Alternate{{Lang: "fr", Href: "https://example.com/fr/"}},
+			Images: []string{"https://example.com/a.jpg", "https://cdn.example.net/b.png?w=1&h='2'"}},
+	})[0]
+	for _, want := range []string{
+		`<urlset xmlns="` + Namespace + `" xmlns:xhtml="` + XHTMLNamespace + `" xmlns:image="` + ImageNamespace + `">`,
+		"<url><loc>https://example.com/en/</loc>" +
+			`<xhtml:link rel="alternate" hreflang="fr" href="https://example.com/fr/"/>` +
+			"<image:image><image:loc>https://example.com/a.jpg</image:loc></image:image>" +
+			"<image:image><image:loc>https://cdn.example.net/b.png?w=1&amp;h=&apos;2&apos;</image:loc></image:image></url>\n",
+	} {
+		if !bytes.Contains(doc, []byte(want)) {
+			t.Errorf("missing %s in\n%s", want, doc)
+		}
+	}
+	// Read back: the page's URL, not an image's.
+	got := map[string]string{}
+	if err := ReadURLs(bytes.NewReader(doc), got); err != nil || len(got) != 2 || got["https://example.com/en/"] != "" {
+		t.Errorf("ReadURLs = %v, %v", got, err)
+	}
+}
+
+// TestImagesValidateAgainstXSD validates a sitemap with images against
+// sitemap.xsd and Google's image schema.
+func TestImagesValidateAgainstXSD(t *testing.T) {
+	parts := collect(t, []URL{
+		{Loc: "https://example.com/", LastMod: time.Unix(1700000000, 0), Images: []string{"https://example.com/a.jpg", "https://example.com/%C3%A9.png?x=1&y=2"}},
+		{Loc: "https://example.com/b.html", Alternates: []Alternate{{Lang: "de", Href: "https://example.com/de/b.html"}}, Images: []string{"https://cdn.example.net/c.webp"}},
+	})
+	p := filepath.Join(t.TempDir(), "sitemap.xml")
+	if err := os.WriteFile(p, parts[0], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xsdtest.Validate(t, p)
+	// The image schema is read: an image without its loc is invalid.
+	bad := filepath.Join(t.TempDir(), "bad.xml")
+	if err := os.WriteFile(bad, bytes.Replace(parts[0], []byte("<image:loc>https://cdn.example.net/c.webp</image:loc>"), nil, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v := xsdtest.Verdicts(t, bad)[bad]; v.Valid {
+		t.Errorf("an image:image without image:loc validates")
+	}
+}
+
+// TestReadURLsLongLine reads back an entry of MaxImages images of
+// MaxLocLen characters, escaped: its line is over 12 MB.
+func TestReadURLsLongLine(t *testing.T) {
+	img := "https://example.com/" + strings.Repeat("&", MaxLocLen-len("https://example.com/"))
+	u := URL{Loc: "https://example.com/many.html", Images: make([]string, MaxImages)}
+	for i := range u.Images {
+		u.Images[i] = img
+	}
+	line := AppendURL(nil, &u)
+	if len(line) > maxEncodedLen(&u) || len(line) > maxLine {
+		t.Fatalf("entry of %d bytes: over maxEncodedLen %d or maxLine %d", len(line), maxEncodedLen(&u), maxLine)
+	}
+	got := map[string]string{}
+	if err := ReadURLs(bytes.NewReader(line), got); err != nil || len(got) != 1 {
+		t.Errorf("ReadURLs of a %d-byte line = %v, %v", len(line), len(got), err)
+	}
+}

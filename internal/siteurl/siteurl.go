@@ -1,6 +1,7 @@
 package siteurl
 
 import (
+	"net/url"
 	"strings"
 
 	"github.com/sitemapd/sitemapd/internal/config"
@@ -122,4 +123,99 @@ func (l *Locator) SitePath(loc string) (path string, ok bool) {
 		return "", false
 	}
 	return "/" + rest, true
+}
+
+// Absolute is an absolute URL found in a page (an image's), as a sitemap
+// lists it: scheme and host in lower case, without the scheme's default
+// port, userinfo or fragment,
+// its path and query percent-encoded by the rule of the package's own
+// URLs. In the path, a byte that rule leaves as it is stays, and so does
+// '/'; an escape of such a byte becomes the byte (the site's URL for a
+// file writes it so, and web servers decode it the same). In the query,
+// '/', '?' and '+' stay too ('+' means a space to most decoders there, so
+// it is not %2B), and only escapes of RFC 3986's unreserved characters
+// become the characters (the same URL, by its normalisation): '&' and '='
+// mean something there that %26 and %3D do not. Any other escape stays,
+// in upper case; any other byte, a '%' that starts no escape included,
+// becomes %XX. So a URL written with spaces, non-ASCII characters or
+// stray '%'s maps to the ASCII URL a browser requests, and a file of the
+// site named in it as its name is written maps to the URL the site gives
+// it (File).
+func Absolute(u *url.URL) string {
+	b := make([]byte, 0, len(u.Scheme)+len(u.Host)+len(u.Path)+len(u.RawQuery)+16)
+	scheme, host := strings.ToLower(u.Scheme), HostKey(u.Scheme, u.Host)
+	b = append(b, scheme...)
+	b = append(b, "://"...)
+	b = appendEncoded(b, host, &hostKeep, &unreservedOnly)
+	b = appendEncoded(b, u.EscapedPath(), &pathKeep, &keep)
+	if u.ForceQuery || u.RawQuery != "" {
+		b = append(b, '?')
+		b = appendEncoded(b, u.RawQuery, &queryKeep, &unreservedOnly)
+	}
+	return string(b)
+}
+
+// HostKey is a URL's host (host[:port]) as a browser's parser leaves it:
+// in lower case, without its scheme's default port (80 for http, 443 for
+// https), so that two spellings of one host compare equal.
+func HostKey(scheme, host string) string {
+	host = strings.ToLower(host)
+	switch strings.ToLower(scheme) {
+	case "http":
+		return strings.TrimSuffix(host, ":80")
+	case "https":
+		return strings.TrimSuffix(host, ":443")
+	}
+	return host
+}
+
+// The bytes Absolute leaves as they are in each part, and those that
+// RFC 3986 calls unreserved.
+var hostKeep, pathKeep, queryKeep, unreservedOnly = func() (h, p, q, u [256]bool) {
+	for _, c := range []byte("-._~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		u[c] = true
+	}
+	h, p, q = keep, keep, keep
+	h['['], h[']'] = true, true // an IPv6 literal
+	p['/'] = true
+	q['/'], q['?'], q['+'] = true, true, true
+	return
+}()
+
+// appendEncoded percent-encodes s, leaving the bytes ok says as they are,
+// and escapes in place, in upper case, or decoded where decode says.
+func appendEncoded(dst []byte, s string, ok, decode *[256]bool) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if decode[v] {
+				dst = append(dst, v)
+			} else {
+				dst = append(dst, '%', hex[v>>4], hex[v&15])
+			}
+			i += 2
+		case ok[c] && c != '%':
+			dst = append(dst, c)
+		default:
+			dst = append(dst, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return dst
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }

@@ -1,6 +1,8 @@
 package siteurl
 
 import (
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/sitemapd/sitemapd/internal/config"
@@ -55,5 +57,67 @@ func TestLocator(t *testing.T) {
 	}
 	if r, ok := l.IndexRank("index.htm"); !ok || r != 1 {
 		t.Errorf("IndexRank(index.htm) = %d, %v", r, ok)
+	}
+}
+
+// TestAbsolute holds Absolute to the package's own mapping and to RFC
+// 3986: a URL the site gives a file stays as it is; a file's name written
+// raw in a page (as authors write src attributes: no '%', '#' or '?' to
+// escape) maps to that same URL; every URL it makes is ASCII of the
+// URI grammar's characters, and decodes to the path and query written.
+func TestAbsolute(t *testing.T) {
+	cfg := config.Default()
+	cfg.BaseURL = "https://static.test/base/"
+	l := New(&cfg)
+	base, _ := url.Parse("https://static.test/base/page.html")
+	names := []string{"a.jpg", "sp ace.png", "a+b.jpg", "caf\u00e9/\u65e5.webp", "d/-._~!$&'()*,;=:@.gif",
+		"bad\xff.jpg", "tab\t\"<>\\^`{|}[].jpg", "x/y z/(1).png"}
+	for _, name := range names {
+		site := l.File(name)
+		u, err := url.Parse(site)
+		if err != nil {
+			t.Fatalf("%q: %v", site, err)
+		}
+		if got := Absolute(u); got != site {
+			t.Errorf("Absolute(%q) = %q: the site's own URL changed", site, got)
+		}
+		if strings.ContainsAny(name, "\t") {
+			continue // a browser strips tabs from a URL it is given
+		}
+		raw, err := base.Parse(name)
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if got := Absolute(raw); got != site {
+			t.Errorf("Absolute(%q written raw) = %q, the site's URL for it is %q", name, got, site)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"HTTPS://Static.TEST/a.jpg", "https://static.test/a.jpg"},
+		{"https://static.test:443/a.jpg", "https://static.test/a.jpg"},
+		{"http://static.test:80/a.jpg", "http://static.test/a.jpg"},
+		{"http://static.test:443/a.jpg", "http://static.test:443/a.jpg"},
+		{"https://static.test/%7ex/%41%2f%2B%21%28.jpg", "https://static.test/~x/A%2F%2B!(.jpg"},
+		{"https://static.test/a.jpg?w=1&h=2+3 4%zz|%2b%7e%3d", "https://static.test/a.jpg?w=1&h=2+3%204%25zz%7C%2B~%3D"},
+		{"https://static.test/a.jpg?", "https://static.test/a.jpg?"},
+		{"https://[::1]:8080/a.jpg", "https://[::1]:8080/a.jpg"},
+	} {
+		u, err := url.Parse(tc.in)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		got := Absolute(u)
+		if got != tc.want {
+			t.Errorf("Absolute(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		back, err := url.Parse(got)
+		if err != nil || back.Path != u.Path && !strings.Contains(tc.in, "%2f") {
+			t.Errorf("Absolute(%q) = %q parses back to path %q, not %q (%v)", tc.in, got, back.Path, u.Path, err)
+		}
+		for _, c := range []byte(got) {
+			if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+				t.Errorf("Absolute(%q) = %q holds %q, not a URI character", tc.in, got, c)
+			}
+		}
 	}
 }

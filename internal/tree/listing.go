@@ -45,12 +45,14 @@ const (
 	KeepSums
 )
 
-// Head is what is kept of a page's head: whether it keeps the page out of
-// the sitemap, and why (a Reason that FromHead, or Listed), and the page's
-// hreflang alternates, packed (PackAlternate).
+// Head is what is kept of what a page's HTML says: whether its head keeps
+// the page out of the sitemap, and why (a Reason that FromHead, or
+// Listed), the page's hreflang alternates, packed (PackAlternate), and
+// the images it shows (pages.images), packed (PackImage).
 type Head struct {
-	Out  Reason
-	Alts string // hreflang, NUL, href, NUL, … ("" for none)
+	Out    Reason
+	Alts   string // hreflang, NUL, href, NUL, … ("" for none)
+	Images string // URL, NUL, URL, NUL, … ("" for none)
 }
 
 // Hidden reports whether the head keeps the page out of the sitemap.
@@ -75,6 +77,20 @@ func Alternates(packed string) []sitemap.Alternate {
 		out = append(out, sitemap.Alternate{Lang: parts[i], Href: parts[i+1]})
 	}
 	return out
+}
+
+// PackImage appends one image URL to a packed list (Head.Images).
+func PackImage(b *strings.Builder, loc string) {
+	b.WriteString(loc)
+	b.WriteByte(0)
+}
+
+// Images unpacks Head.Images.
+func Images(packed string) []string {
+	if packed == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(packed, "\x00"), "\x00")
 }
 
 // Page is one page found by a read.
@@ -107,6 +123,7 @@ type Listing struct {
 	kept    Kept
 	out     []Reason // why each page is hidden; nil when none is
 	alts    []string // packed alternates (Head.Alts); nil when no page has any
+	images  []string // packed images (Head.Images); nil when no page has any
 	subdirs []string
 	id      DirID // the directory itself: a new one at the same path is another
 }
@@ -160,6 +177,12 @@ func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 				l.alts = make([]string, len(pages))
 			}
 			l.alts[i] = p.Head.Alts
+		}
+		if p.Head.Images != "" {
+			if l.images == nil {
+				l.images = make([]string, len(pages))
+			}
+			l.images[i] = p.Head.Images
 		}
 	}
 	l.names = b.String()
@@ -264,6 +287,9 @@ func (l *Listing) Head(i int) Head {
 	}
 	if l.alts != nil {
 		h.Alts = l.alts[i]
+	}
+	if l.images != nil {
+		h.Images = l.images[i]
 	}
 	return h
 }

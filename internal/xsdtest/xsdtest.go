@@ -1,8 +1,11 @@
 // Package xsdtest validates sitemaps in tests with xmllint against the
 // official sitemaps.org sitemap.xsd, with the XHTML link element that
 // hreflang alternates use declared as XHTML 1.0 Strict's schema declares it
-// (xhtml-link.xsd, and xml-lang.xsd for its xml:lang, next to this file):
-// the schemas Google validates a sitemap with alternates against.
+// (xhtml-link.xsd, and xml-lang.xsd for its xml:lang, next to this file),
+// and the image:image element of Google's image extension declared as its
+// sitemap-image.xsd 1.1 declares it (sitemap-image.xsd, next to this file:
+// the npm package ships sitemap.xsd only): the schemas Google validates a
+// sitemap with alternates and images against.
 //
 // The schema is not committed: it is fetched once by package name from the
 // npm registry ("npm pack sitemap", which ships schema/sitemap.xsd) into
@@ -66,19 +69,23 @@ var (
 	xhtmlLink []byte
 	//go:embed xml-lang.xsd
 	xmlLang []byte
+	//go:embed sitemap-image.xsd
+	sitemapImage []byte
 )
 
-// wrapper imports both schemas, as the "sitemap" npm package's all.xsd
+// wrapper imports the schemas, as the "sitemap" npm package's all.xsd
 // does for its extensions.
 const wrapper = `<?xml version="1.0" encoding="UTF-8"?>
 <schema elementFormDefault="qualified" xmlns="http://www.w3.org/2001/XMLSchema">
   <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="%s"/>
   <import namespace="http://www.w3.org/1999/xhtml" schemaLocation="xhtml-link.xsd"/>
+  <import namespace="http://www.google.com/schemas/sitemap-image/1.1" schemaLocation="sitemap-image.xsd"/>
 </schema>
 `
 
-// Schema returns the path of a schema for sitemaps (sitemap.xsd and the
-// XHTML link element), fetching sitemap.xsd on first use.
+// Schema returns the path of a schema for sitemaps (sitemap.xsd, the
+// XHTML link element and the image extension), fetching sitemap.xsd on
+// first use.
 func Schema(t testing.TB) string {
 	t.Helper()
 	once.Do(func() {
@@ -138,8 +145,8 @@ func fetch() (string, string) {
 	return want, ""
 }
 
-// writeWrapper writes the wrapper schema, xhtml-link.xsd and
-// xml-lang.xsd into a directory under the system's temp directory named
+// writeWrapper writes the wrapper schema, xhtml-link.xsd, xml-lang.xsd
+// and sitemap-image.xsd into a directory under the system's temp directory named
 // for the user and for the files' contents, each file by rename, so that
 // concurrent test binaries, of this version or another, never read a
 // half-written or a different file.
@@ -149,12 +156,13 @@ func writeWrapper(sitemapXSD string) (string, string) {
 		return "", err.Error()
 	}
 	files := map[string][]byte{
-		"xhtml-link.xsd": xhtmlLink,
-		"xml-lang.xsd":   xmlLang,
-		"all.xsd":        fmt.Appendf(nil, wrapper, (&url.URL{Scheme: "file", Path: abs}).String()),
+		"xhtml-link.xsd":    xhtmlLink,
+		"xml-lang.xsd":      xmlLang,
+		"sitemap-image.xsd": sitemapImage,
+		"all.xsd":           fmt.Appendf(nil, wrapper, (&url.URL{Scheme: "file", Path: abs}).String()),
 	}
 	sum := sha256.New()
-	for _, name := range []string{"all.xsd", "xhtml-link.xsd", "xml-lang.xsd"} {
+	for _, name := range []string{"all.xsd", "xhtml-link.xsd", "xml-lang.xsd", "sitemap-image.xsd"} {
 		sum.Write(files[name])
 	}
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("sitemapd-xsd-%d-%x", os.Getuid(), sum.Sum(nil)[:6]))
