@@ -83,10 +83,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // parseConfigFlag parses "-config FILE" for a subcommand, and the flags
 // more adds.
-func parseConfigFlag(name string, args []string, stderr io.Writer, more ...func(*flag.FlagSet)) (string, bool) {
+func parseConfigFlag(name string, args []string, stderr io.Writer, more ...func(*flag.FlagSet)) (path, site string, ok bool) {
 	fs := flag.NewFlagSet("sitemapd "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", defaultConfig, "configuration `file`")
+	fs.StringVar(&path, "config", defaultConfig, "configuration `file`")
+	if name != "run" {
+		fs.StringVar(&site, "site", "", "with several sites in the configuration: act on the site of this `name` only")
+	}
 	for _, m := range more {
 		m(fs)
 	}
@@ -94,24 +97,58 @@ func parseConfigFlag(name string, args []string, stderr io.Writer, more ...func(
 		fs.Usage = func() { c.usage(fs, stderr) }
 	}
 	if err := fs.Parse(args); err != nil {
-		return "", false
+		return "", "", false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "sitemapd %s: unexpected argument %q\n", name, fs.Arg(0))
-		return "", false
+		return "", "", false
 	}
-	return *path, true
+	return path, site, true
 }
 
-func loadConfig(path string, stderr io.Writer) (*config.Config, bool) {
-	cfg, err := config.LoadFile(path)
+// loadConfig loads a configuration file, of one site or several; a
+// problem of the file itself is printed, one line each.
+func loadConfig(path string, stderr io.Writer) (*config.Process, bool) {
+	proc, err := config.LoadProcessFile(path)
 	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(stderr, "sitemapd: %s\n", line)
-		}
+		printErr(stderr, err)
 		return nil, false
 	}
-	return cfg, true
+	return proc, true
+}
+
+func printErr(w io.Writer, err error) {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "sitemapd: %s\n", line)
+	}
+}
+
+// selectSites returns the sites a command acts on: the one -site names,
+// or every one. A site whose configuration is invalid among them is
+// printed, and none is returned.
+func selectSites(proc *config.Process, name string, stderr io.Writer) ([]*config.Config, bool) {
+	if name == "" {
+		if err := proc.Err(); err != nil {
+			printErr(stderr, err)
+			return nil, false
+		}
+		return proc.Sites, true
+	}
+	if s := proc.Site(name); s != nil {
+		return []*config.Config{s}, true
+	}
+	for _, f := range proc.Failed {
+		if f.Name == name {
+			printErr(stderr, f)
+			return nil, false
+		}
+	}
+	names := make([]string, 0, len(proc.Sites))
+	for _, s := range proc.Sites {
+		names = append(names, s.Name)
+	}
+	fmt.Fprintf(stderr, "sitemapd: %s: no site is named %q (its sites: %s)\n", proc.File, name, strings.Join(names, ", "))
+	return nil, false
 }
 
 // cmdCheck validates a configuration or, given paths or URLs, sitemaps.
@@ -121,24 +158,37 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	configGiven := false
-	fs.Visit(func(f *flag.Flag) { configGiven = configGiven || f.Name == "config" })
+	fs.Visit(func(f *flag.Flag) { configGiven = configGiven || f.Name == "config" || f.Name == "site" })
+	site := fs.Lookup("site").Value.String()
 	if fs.NArg() == 0 {
-		if _, ok := loadConfig(*path, stderr); !ok {
+		proc, ok := loadConfig(*path, stderr)
+		if !ok {
 			return ExitUsage
+		}
+		sites, ok := selectSites(proc, site, stderr)
+		if !ok {
+			return ExitUsage
+		}
+		if proc.Multi {
+			fmt.Fprintf(stdout, "%s: configuration is valid: %s\n", *path, plural(len(sites), "site"))
+			return ExitOK
 		}
 		fmt.Fprintf(stdout, "%s: configuration is valid\n", *path)
 		return ExitOK
 	}
-	var cfg *config.Config
+	var cfgs []*config.Config
 	if configGiven {
-		var ok bool
-		if cfg, ok = loadConfig(*path, stderr); !ok {
+		proc, ok := loadConfig(*path, stderr)
+		if !ok {
+			return ExitUsage
+		}
+		if cfgs, ok = selectSites(proc, site, stderr); !ok {
 			return ExitUsage
 		}
 	}
 	status := ExitOK
 	for _, arg := range fs.Args() {
-		res, err := checkSitemap(arg, cfg)
+		res, err := checkSitemap(arg, cfgs)
 		if err != nil {
 			fmt.Fprintf(stdout, "%s: %v\n", arg, err)
 			status = ExitFailure
@@ -161,8 +211,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 
 // checkSitemap validates one sitemap file or URL. A file's URL, for the
 // rule that a sitemap lists only URLs below its own directory, follows from
-// the configuration when one is given.
-func checkSitemap(arg string, cfg *config.Config) (*validate.Result, error) {
+// the configuration of the site whose output holds it, when one is given.
+func checkSitemap(arg string, cfgs []*config.Config) (*validate.Result, error) {
 	if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
 		client := &http.Client{Timeout: 30 * time.Second}
 		req, err := http.NewRequest(http.MethodGet, arg, nil)
@@ -186,10 +236,11 @@ func checkSitemap(arg string, cfg *config.Config) (*validate.Result, error) {
 	}
 	defer f.Close()
 	var opts validate.Options
-	if cfg != nil {
+	for _, cfg := range cfgs {
 		if abs, err := filepath.Abs(arg); err == nil {
 			if rel, err := filepath.Rel(cfg.OutputRoot(), abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 				opts.Location = siteurl.New(cfg).File(filepath.ToSlash(rel))
+				break
 			}
 		}
 	}
@@ -199,23 +250,55 @@ func checkSitemap(arg string, cfg *config.Config) (*validate.Result, error) {
 // session is what build and run share: the config, a logger, and a
 // context canceled by SIGINT or SIGTERM.
 type session struct {
-	path string
-	cfg  *config.Config
-	log  *zap.Logger
-	ctx  context.Context
-	stop func()
+	path  string
+	proc  *config.Process
+	sites []*config.Config // those the command acts on (-site, or all)
+	cfg   *config.Config   // the site acted on now
+	log   *zap.Logger
+	ctx   context.Context
+	stop  func()
+}
+
+// each runs f for every site of s, with s.cfg and s.log set to the
+// site's (the log names it when there are several), and returns the
+// worst exit status.
+func (s session) each(f func(s session) int) int {
+	status := ExitOK
+	log := s.log
+	for _, cfg := range s.sites {
+		s.cfg, s.log = cfg, log
+		if s.proc.Multi {
+			s.log = log.With(zap.String("site", cfg.Name))
+		}
+		status = max(status, f(s))
+		if s.ctx.Err() != nil {
+			break
+		}
+	}
+	return status
 }
 
 // start parses "-config FILE", loads the file and sets up logging and
 // signals; ok is false (the message printed) on bad usage or config.
 func start(name string, args []string, stderr io.Writer, more ...func(*flag.FlagSet)) (s session, ok bool) {
-	if s.path, ok = parseConfigFlag(name, args, stderr, more...); !ok {
+	var site string
+	if s.path, site, ok = parseConfigFlag(name, args, stderr, more...); !ok {
 		return s, false
 	}
-	if s.cfg, ok = loadConfig(s.path, stderr); !ok {
+	if s.proc, ok = loadConfig(s.path, stderr); !ok {
 		return s, false
 	}
-	s.log = newLogger(s.cfg.Log, stderr)
+	if name == "run" {
+		// The daemon reports the sites it cannot serve, and serves the
+		// others.
+		s.sites = s.proc.Sites
+	} else if s.sites, ok = selectSites(s.proc, site, stderr); !ok {
+		return s, false
+	}
+	if len(s.sites) > 0 {
+		s.cfg = s.sites[0]
+	}
+	s.log = newLogger(s.proc.Log, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	s.ctx = ctx
 	s.stop = func() { stop(); _ = s.log.Sync() }
@@ -229,6 +312,11 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	defer s.stop()
+	return s.each(func(s session) int { return buildSite(s, f, stdout) })
+}
+
+// buildSite is `sitemapd build` of one site.
+func buildSite(s session, f buildFlags, stdout io.Writer) int {
 	cfg, log, ctx := s.cfg, s.log, s.ctx
 	if !f.dryRun {
 		// A dry run writes nothing, not even a lock file: it may run
@@ -282,6 +370,14 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+// siteLabel names the configuration, and the site when it holds several.
+func siteLabel(s session) string {
+	if s.proc.Multi {
+		return s.path + " (site " + s.cfg.Name + ")"
+	}
+	return s.path
+}
+
 // splitErrors flattens errors.Join trees so each problem is logged alone.
 func splitErrors(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -304,9 +400,14 @@ func cmdPing(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	defer s.stop()
+	return s.each(func(s session) int { return pingSite(s, f, stdout) })
+}
+
+// pingSite is `sitemapd ping` of one site.
+func pingSite(s session, f pingFlags, stdout io.Writer) int {
 	cfg, log, ctx := s.cfg, s.log, s.ctx
 	if len(cfg.Notify.Endpoints) == 0 {
-		fmt.Fprintf(stdout, "%s: no notify endpoints configured\n", s.path)
+		fmt.Fprintf(stdout, "%s: no notify endpoints configured\n", siteLabel(s))
 		return ExitOK
 	}
 	n, err := ping.New(cfg, log, ping.WithVersion(versionString()))

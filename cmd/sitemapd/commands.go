@@ -29,21 +29,22 @@ func init() {
 	commands = []*subcommand{
 		{name: "run", synopsis: "[-config FILE]", config: true,
 			about: "The daemon: one full build, then watch the document root and republish what changes.\n" +
-				"SIGHUP (or an edit of the file) reloads the configuration; SIGTERM stops it.",
+				"SIGHUP (or an edit of the file) reloads the configuration; SIGTERM stops it.\n" +
+				"A configuration with sites: or include: runs every site in this one process.",
 			run: func(args []string, _, stderr io.Writer) int { return cmdRun(args, stderr) }},
-		{name: "build", synopsis: "[-config FILE] [-force] [-dry-run]", config: true,
+		{name: "build", synopsis: "[-config FILE] [-site NAME] [-force] [-dry-run]", config: true,
 			about: "One full build: every group's sitemap, the index, removal of sitemaps no longer\n" +
 				"needed; then exit. -dry-run prints what it would do and touches nothing.",
 			flags: func(fs *flag.FlagSet) { new(buildFlags).define(fs) }, run: cmdBuild},
-		{name: "check", synopsis: "[-config FILE] [PATH|URL...]", config: true,
+		{name: "check", synopsis: "[-config FILE] [-site NAME] [PATH|URL...]", config: true,
 			about: "Without PATH or URL: validate the configuration, one FILE:LINE: key: problem line\n" +
 				"each. With them: validate sitemaps or indexes, on disk or over HTTP, against the\n" +
 				"protocol (-config says where a file on disk is served).",
 			run: cmdCheck},
-		{name: "ping", synopsis: "[-config FILE] [-now] [-dry-run]", config: true,
+		{name: "ping", synopsis: "[-config FILE] [-site NAME] [-now] [-dry-run]", config: true,
 			about: "Send search engines what they are owed now, and print what each endpoint was sent.",
 			flags: func(fs *flag.FlagSet) { new(pingFlags).define(fs) }, run: cmdPing},
-		{name: "health", synopsis: "[-config FILE] [-timeout D]", config: true,
+		{name: "health", synopsis: "[-config FILE] [-site NAME] [-timeout D]", config: true,
 			about: "Ask the running daemon's /healthz (on the configuration's listen address): exit 0\n" +
 				"when it answers 200, 1 otherwise, saying why (a container's HEALTHCHECK).",
 			flags: func(fs *flag.FlagSet) { new(healthFlags).define(fs) }, run: cmdHealth},
@@ -89,6 +90,9 @@ func (c *subcommand) flagSet(w io.Writer) (*flag.FlagSet, *string) {
 	var path *string
 	if c.config {
 		path = fs.String("config", defaultConfig, "configuration `file`")
+		if c.name != "run" {
+			fs.String("site", "", "with several sites in the configuration: act on the site of this `name` only")
+		}
 	}
 	if c.flags != nil {
 		c.flags(fs)

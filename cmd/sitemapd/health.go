@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ import (
 // exit status 2 of a HEALTHCHECK.
 func cmdHealth(args []string, stdout, stderr io.Writer) int {
 	var f healthFlags
-	path, ok := parseConfigFlag("health", args, stderr, f.define)
+	path, site, ok := parseConfigFlag("health", args, stderr, f.define)
 	if !ok {
 		return ExitFailure
 	}
@@ -28,6 +29,10 @@ func cmdHealth(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	url := "http://" + dialAddr(cfg.Listen) + "/healthz"
+	if site != "" {
+		// The daemon knows its sites: one not served answers 404.
+		url += "?site=" + neturl.QueryEscape(site)
+	}
 	client := &http.Client{Timeout: f.timeout}
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -23,6 +24,10 @@ func cmdRun(args []string, stderr io.Writer) int {
 	}
 	defer s.stop()
 	path, log, ctx := s.path, s.log, s.ctx
+	if len(s.sites) == 0 {
+		printErr(stderr, fmt.Errorf("no site can be served: %w", s.proc.Err()))
+		return ExitUsage
+	}
 	if os.Getenv("GOGC") == "" {
 		// The daemon keeps a compact picture of the tree for as long as
 		// it runs, built during full walks that make garbage at a high

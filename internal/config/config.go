@@ -22,6 +22,11 @@ import (
 // a contract with users (docs/design.md, "Configuration"): add keys
 // freely, rename none.
 type Config struct {
+	// Name names the site: in the logs, the metrics' site label, /healthz
+	// and, with several sites in one process, its state directory
+	// (state_dir/<name>). A site from an include file is named by the
+	// file's base name unless it says otherwise; one in sites: must say.
+	Name string `yaml:"name"`
 	// Root is the document root to watch, absolute after Load.
 	Root string `yaml:"root"`
 	// BaseURL is the URL of Root. After Load it always ends in "/".

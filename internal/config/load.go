@@ -56,17 +56,12 @@ func Load(data []byte, path string) (*Config, error) {
 	cfg := Default()
 	cfg.File = path
 
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, &Error{File: path, Line: yamlErrLine(err), Msg: "invalid YAML: " + stripYAMLPrefix(err.Error())}
+	root, err := topMapping(data, path)
+	if err != nil {
+		return nil, err
 	}
-	if len(doc.Content) == 0 {
-		return nil, &Error{File: path, Line: 1, Msg: "file is empty"}
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, &Error{File: path, Line: root.Line, Msg: "top level must be a mapping of keys to values"}
+	if k := multiKey(root); k != nil {
+		return nil, &Error{File: path, Line: k.Line, Key: k.Value, Msg: "makes this file hold several sites: load it with LoadProcess"}
 	}
 	lines := map[string]int{}
 	var errs []error
@@ -81,6 +76,23 @@ func Load(data []byte, path string) (*Config, error) {
 		return nil, err
 	}
 	return &cfg, nil
+}
+
+// topMapping decodes a file's YAML, which must be a mapping.
+func topMapping(data []byte, path string) (*yaml.Node, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &Error{File: path, Line: yamlErrLine(err), Msg: "invalid YAML: " + stripYAMLPrefix(err.Error())}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: path, Line: 1, Msg: "file is empty"}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: path, Line: root.Line, Msg: "top level must be a mapping of keys to values"}
+	}
+	return root, nil
 }
 
 // checkKeys walks the YAML mapping alongside the Go type it decodes into,

@@ -53,6 +53,10 @@ func (c *Config) validate(lines map[string]int) error {
 		errs = append(errs, &Error{File: c.File, Line: lines[key], Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 
+	if c.Name != "" && !ValidSiteName(c.Name) {
+		bad("name", "%q must be 1–128 letters, digits, '.', '-' or '_', starting with a letter or digit (it names the site's state directory)", c.Name)
+	}
+
 	// root
 	if c.Root == "" {
 		bad("root", "is required: the document root to watch")
@@ -290,19 +294,31 @@ func (c *Config) validate(lines map[string]int) error {
 	} else if len(c.Notify.Endpoints) > 0 {
 		bad("state_dir", "is required with notify endpoints: it keeps what they are owed across restarts")
 	}
-	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
-		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
-	}
-	if !slices.Contains([]string{"auto", "json", "console"}, c.Log.Format) {
-		bad("log.format", "%q is not one of auto, json, console", c.Log.Format)
-	}
-	if c.Listen != "" {
-		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-			bad("listen", "%q must be host:port, e.g. 127.0.0.1:9477", c.Listen)
-		}
-	}
+	checkProcessKeys(c.Log, c.Listen, bad)
 	return errors.Join(errs...)
 }
+
+// checkProcessKeys checks the keys one process has once however many
+// sites it serves: log and listen.
+func checkProcessKeys(l Log, listen string, bad func(key, format string, args ...any)) {
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, l.Level) {
+		bad("log.level", "%q is not one of debug, info, warn, error", l.Level)
+	}
+	if !slices.Contains([]string{"auto", "json", "console"}, l.Format) {
+		bad("log.format", "%q is not one of auto, json, console", l.Format)
+	}
+	if listen != "" {
+		if _, _, err := net.SplitHostPort(listen); err != nil {
+			bad("listen", "%q must be host:port, e.g. 127.0.0.1:9477", listen)
+		}
+	}
+}
+
+// ValidSiteName reports whether n may name a site: it is a directory name
+// below state_dir and a label value, so plain and short.
+func ValidSiteName(n string) bool { return siteNameRE.MatchString(n) }
+
+var siteNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // checkOutputName accepts plain, visible .xml file names.
 // imageHost checks a pages.image_hosts entry and returns it in lower

@@ -1,39 +1,43 @@
-// Package daemon runs sitemapd as a long-lived service: one full build, then
-// the watcher's batches rebuilt incrementally, a periodic full rescan, and
-// configuration reloads (SIGHUP, or an edit of the file) that keep the old
-// configuration in force when the new one is invalid.
+// Package daemon runs sitemapd as a long-lived service: for each site, one
+// full build, then the watcher's batches rebuilt incrementally, a periodic
+// full rescan; and configuration reloads (SIGHUP, or an edit of the file or
+// of an included site file) that keep the old configuration in force when
+// the new one is invalid.
+//
+// One process may serve several sites (config.Process): each runs on its
+// own (site.go) with its own engine, notifier, locks and timers, on one
+// shared inotify instance (watch.Mux); the Daemon supervises them, starting
+// added sites, stopping removed ones and handing changed ones their new
+// configuration on reload, while a site whose new configuration is invalid
+// keeps its last valid one.
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
-	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
-	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
 
 // Publish is what one publish changed, handed to the Notifier.
 type Publish struct {
+	Site    string       // the site's name ("" for an unnamed single site)
 	Changes tree.Changes // page URLs added, changed and removed
 	Files   []string     // sitemap and index files written or removed
 	Indexes []string     // URLs of the index files now published
@@ -89,20 +93,25 @@ type Lifecycle interface {
 	ExtendTimeout(d time.Duration)
 }
 
-// Daemon is a running sitemapd.
+// Daemon is a running sitemapd: the supervisor of its sites.
 type Daemon struct {
 	opts    Options
 	log     *zap.Logger
-	metrics *metrics.Metrics
-	health  http.Handler // d.metrics's, for the status line
-	lastErr error        // of the last publish
-	keeper  *keeper      // nil without a Lifecycle
-	me      lock.Holder  // written in the lock files
-	locks   *lock.Set    // of the configuration served
+	metrics atomic.Pointer[metrics.Metrics] // made by Run, once it knows how many sites
+	keeper  *keeper                         // nil without a Lifecycle
+	me      lock.Holder                     // written in the lock files
+	mux     *watch.Mux                      // the process's one inotify instance
 
-	// What the status line says was published: the last full build's
-	// groups, and its URLs plus those added since less those removed.
-	groups, urls int
+	multi  bool               // the configuration has sites: or include:
+	sites  map[string]*runner // by name; the supervisor's goroutine only
+	exited chan *runner       // sites whose run returned an error
+	halt   chan struct{}      // closed when Run returns
+
+	mu        sync.Mutex
+	pending   map[*runner]bool // sites starting: READY waits for them
+	launched  bool             // every site of the start is running
+	readySent bool
+	all       []*runner // every site running, for the status and the keeper
 }
 
 // ErrNothingPublished is returned by Run when the first build after the
@@ -119,55 +128,59 @@ func New(opts Options, log *zap.Logger) *Daemon {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	d := &Daemon{opts: opts, log: log, metrics: metrics.New(opts.Version)}
-	d.health = d.metrics.Handler()
+	d := &Daemon{opts: opts, log: log, sites: map[string]*runner{}, exited: make(chan *runner),
+		halt: make(chan struct{}), pending: map[*runner]bool{}}
+	d.metrics.Store(metrics.New(opts.Version))
 	if opts.Lifecycle != nil {
 		d.keeper = newKeeper(opts.Lifecycle, opts.Watchdog)
+		src := progressSource(d.progress)
+		d.keeper.progress.Store(&src)
 	}
 	abs, _ := filepath.Abs(opts.ConfigPath)
 	d.me = lock.Holder{PID: os.Getpid(), Command: "run", Config: abs}
 	return d
 }
 
-// Run loads the configuration and serves until ctx is canceled, then
-// returns nil. The initial configuration must be valid (an error is
-// returned at once); later invalid ones are logged and ignored. A publish in
-// progress when ctx is canceled is finished or abandoned without leaving
-// partial files.
+// Run loads the configuration and serves every site in it until ctx is
+// canceled, then returns nil. The initial configuration must be valid (an
+// error is returned at once; with several sites, at least one must be);
+// later invalid ones are logged and ignored. A publish in progress when
+// ctx is canceled is finished or abandoned without leaving partial files.
 //
-// One daemon serves an output tree and a state directory: Run locks both
-// (package lock) and returns a *lock.HeldError naming the process in the
-// way, if any; a `sitemapd build` in the way is waited for. If the first
-// build writes nothing at all, Run returns ErrNothingPublished with the
-// reasons, and the Lifecycle is never told Ready.
+// One daemon serves an output tree and a state directory: each site locks
+// both (package lock). With one site, Run returns a *lock.HeldError naming
+// the process in the way, if any (a `sitemapd build` in the way is
+// waited for), and ErrNothingPublished, with the reasons, if the first
+// build writes nothing at all; the Lifecycle is then never told Ready.
+// With several, a site that cannot start is logged and reported by
+// /healthz, and the others serve.
 func (d *Daemon) Run(ctx context.Context) (err error) {
+	defer close(d.halt)
 	if d.keeper != nil {
 		kctx, stopKeeper := context.WithCancel(ctx)
 		defer stopKeeper()
 		go d.keeper.run(kctx)
 	}
-	cfg, sum, err := load(d.opts.ConfigPath)
+	proc, sum, err := loadProcess(d.opts.ConfigPath)
 	if err != nil {
 		return err
 	}
-	d.keeper.set("starting")
-	d.locks, err = lock.TakeAll(ctx, cfg, d.me, lock.Options{Wait: func(h *lock.HeldError) {
-		d.log.Info("waiting for another sitemapd to finish", zap.Stringer("holder", h.Holder), zap.String("dir", h.Dir))
-		d.keeper.set("waiting for " + h.Holder.String() + " to finish")
-	}})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
+	if proc.Multi && len(proc.Sites) == 0 {
+		return fmt.Errorf("no site can be served: %w", proc.Err())
+	}
+	d.multi = proc.Multi
+	if d.multi {
+		d.metrics.Store(metrics.NewMulti(d.opts.Version))
+	}
+	if d.mux, err = watch.NewMux(d.log); err != nil {
 		return err
 	}
-	defer func() { d.locks.Close() }()
-	d.keeper.beat()
-	cfgEvents, stopCfgWatch := d.watchConfig()
+	defer d.mux.Close()
+	cfgEvents, stopCfgWatch := d.watchConfig(proc)
 	defer stopCfgWatch()
-	if cfg.Listen != "" {
+	if proc.Listen != "" {
 		// Bound once: a new listen address takes a restart.
-		if err := d.metrics.Serve(ctx, cfg.Listen, d.log); err != nil {
+		if err := d.metrics.Load().Serve(ctx, proc.Listen, d.log); err != nil {
 			return fmt.Errorf("listen: %w", err)
 		}
 	}
@@ -179,253 +192,208 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		}
 		d.lifecycle(Lifecycle.Stopping)
 	}()
-	first := true
+	defer d.stopAll()
+	d.apply(ctx, proc, sum)
+	d.mu.Lock()
+	d.launched = true
+	d.readyLocked()
+	d.mu.Unlock()
 	for {
-		end, next, err := d.serve(ctx, cfg, sum, cfgEvents, first)
-		if err != nil || end == stopped {
-			return err
-		}
-		first = false
-		d.keeper.setStarting(true)
-		d.lifecycle(Lifecycle.Reloading)
-		if end == reloaded {
-			d.log.Info("configuration reloaded; rebuilding", zap.String("config", d.opts.ConfigPath))
-			d.keeper.set("reloading")
-			cfg, sum = next, sha256.Sum256(mustRead(d.opts.ConfigPath))
+		select {
+		case <-ctx.Done():
+			return nil
+		case s := <-d.exited:
+			if d.sites[s.name] != s {
+				continue // stopped meanwhile
+			}
+			if !d.multi {
+				return s.err
+			}
+			d.log.Error("site stopped", zap.String("site", s.name), zap.Error(s.err))
+			s.rec.SetBroken("it stopped: " + s.err.Error())
+			d.forget(s)
+			delete(d.sites, s.name)
+		case <-d.opts.Reload:
+			d.reload(ctx)
+		case <-cfgEvents:
+			d.reload(ctx)
 		}
 	}
 }
 
-func load(path string) (*config.Config, [32]byte, error) {
+func loadProcess(path string) (*config.Process, [32]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, [32]byte{}, fmt.Errorf("read config: %w", err)
 	}
-	cfg, err := config.Load(data, path)
-	return cfg, sha256.Sum256(data), err
+	p, err := config.LoadProcess(data, path)
+	return p, sha256.Sum256(data), err
 }
 
-func mustRead(path string) []byte {
-	b, _ := os.ReadFile(path)
-	return b
-}
-
-// watchConfig reports writes to the config file (editors replace it, so the
-// directory is watched). A failure only costs automatic reloads.
-func (d *Daemon) watchConfig() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	fw, err := fsnotify.NewWatcher()
-	if err == nil {
-		err = fw.Add(filepath.Dir(d.opts.ConfigPath))
+// reload loads the configuration again and applies what changed: with one
+// site, any edit of the file; with several, each site's own configuration.
+// An invalid file changes nothing; an invalid site keeps its last valid
+// configuration, and the others go on.
+func (d *Daemon) reload(ctx context.Context) {
+	proc, sum, err := loadProcess(d.opts.ConfigPath)
+	switch {
+	case err != nil:
+		d.log.Error("new configuration is invalid; keeping the old one", zap.Error(err))
+		return
+	case proc.Multi != d.multi:
+		d.log.Error("new configuration switches between one site and several, which takes a restart; keeping the old one",
+			zap.String("config", d.opts.ConfigPath))
+		return
 	}
-	if err != nil {
-		d.log.Warn("cannot watch the config file; reload with SIGHUP", zap.Error(err))
-		if fw != nil {
-			fw.Close()
+	d.apply(ctx, proc, sum)
+}
+
+// apply makes the sites running those of proc: it starts the new ones,
+// offers a changed configuration to each site whose configuration
+// changed, stops the removed ones, and reports the invalid ones.
+func (d *Daemon) apply(ctx context.Context, proc *config.Process, sum [32]byte) {
+	m := d.metrics.Load()
+	keep := map[string]bool{}
+	for _, cfg := range proc.Sites {
+		v := version{cfg: cfg}
+		if !d.multi {
+			v.sum = sum
 		}
-		return ch, func() {}
+		keep[cfg.Name] = true
+		s := d.sites[cfg.Name]
+		if s == nil {
+			d.launch(ctx, cfg.Name, v)
+			continue
+		}
+		s.rec.SetBroken("")
+		if v.differs(s.current()) {
+			s.offer(v)
+		}
 	}
-	abs, _ := filepath.Abs(d.opts.ConfigPath)
+	for _, f := range proc.Failed {
+		keep[f.Name] = true
+		if s := d.sites[f.Name]; s != nil {
+			d.log.Error("site configuration is invalid; the site keeps its last valid one", zap.String("site", f.Name), zap.Error(f.Err))
+			s.rec.SetBroken(f.Err.Error())
+			continue
+		}
+		d.log.Error("site configuration is invalid; the site is not served", zap.String("site", f.Name), zap.Error(f.Err))
+		if f.Name != "" {
+			m.Site(f.Name).SetBroken(f.Err.Error())
+		}
+	}
+	for name, s := range d.sites {
+		if !keep[name] {
+			d.log.Info("site removed from the configuration; stopping it", zap.String("site", name))
+			d.stop(s)
+			delete(d.sites, name)
+			m.RemoveSite(name)
+		}
+	}
+	if d.multi {
+		for _, name := range m.SiteNames() {
+			if !keep[name] {
+				m.RemoveSite(name)
+			}
+		}
+	}
+}
+
+// launch starts serving a site.
+func (d *Daemon) launch(ctx context.Context, name string, v version) {
+	log := d.log
+	if d.multi {
+		log = log.With(zap.String("site", name))
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	s := &runner{d: d, name: name, log: log, rec: d.metrics.Load().Site(name), updates: make(chan version, 1),
+		cancel: cancel, done: make(chan struct{})}
+	d.sites[name] = s
+	d.mu.Lock()
+	d.all = append(d.all, s)
+	d.mu.Unlock()
+	d.starting(s)
 	go func() {
-		for {
+		err := s.run(sctx, v, !d.multi)
+		s.err = err
+		close(s.done)
+		if err != nil {
 			select {
-			case ev, ok := <-fw.Events:
-				if !ok {
-					return
-				}
-				if p, _ := filepath.Abs(ev.Name); p == abs && !ev.Has(fsnotify.Chmod) {
-					select {
-					case ch <- struct{}{}:
-					default:
-					}
-				}
-			case _, ok := <-fw.Errors:
-				if !ok {
-					return
-				}
+			case d.exited <- s:
+			case <-d.halt:
 			}
 		}
 	}()
-	return ch, func() { fw.Close() }
 }
 
-// ending is why serve returned (stopped when it returns an error).
-type ending int
+// stop stops a site and waits for it.
+func (d *Daemon) stop(s *runner) {
+	s.cancel()
+	<-s.done
+	d.forget(s)
+}
 
-const (
-	stopped      ending = iota // ctx is done
-	reloaded                   // a valid new configuration was loaded: serve it
-	rootReplaced               // the document root is another directory: serve cfg again on it
-)
+// stopAll stops every site, at once, and waits for them.
+func (d *Daemon) stopAll() {
+	for _, s := range d.sites {
+		s.cancel()
+	}
+	for _, s := range d.sites {
+		<-s.done
+	}
+}
 
-// serve runs one configuration until ctx is done, a valid new configuration
-// is loaded (it is returned with reloaded), or the document root was
-// replaced.
-//
-// first is the first configuration served since the start: if its first
-// build writes nothing at all, serve fails with ErrNothingPublished.
-func (d *Daemon) serve(ctx context.Context, cfg *config.Config, sum [32]byte, cfgEvents <-chan struct{}, first bool) (ending, *config.Config, error) {
-	led := &ledger{}
-	eng, err := build.New(cfg, d.log, build.WithChanges(), build.WithWriteAhead(led.owe))
-	if err != nil {
-		return stopped, nil, err
-	}
-	defer eng.Close()
-	led.eng = eng
-	if d.keeper != nil {
-		src := progressSource(eng.Progress)
-		d.keeper.progress.Store(&src)
-		defer d.keeper.progress.Store(nil)
-	}
-	d.keeper.beat()
+// forget drops a site that no longer runs from what READY, the status
+// and the keeper follow.
+func (d *Daemon) forget(s *runner) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.all = slices.DeleteFunc(d.all, func(o *runner) bool { return o == s })
+	delete(d.pending, s)
+	d.readyLocked()
+}
 
-	// Watch before the first build, so nothing changed during it is missed.
-	w, err := watch.New(watch.Options{
-		Root: cfg.Root, Settle: cfg.Watch.Settle, MaxDelay: cfg.Watch.MaxDelay,
-		SkipDir: eng.SkipDir,
-		// robots.txt is never a page, but its rules decide which pages are.
-		Ignore: func(name string) bool { return name != "robots.txt" && eng.IgnoreName(name) },
-	}, d.log)
-	if err != nil {
-		return stopped, nil, err
+// starting notes a site (re)starting: READY (again) waits for its first
+// publish. After READY, the first site to restart sends RELOADING.
+func (d *Daemon) starting(s *runner) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.pending) == 0 && d.readySent {
+		d.readySent = false
+		d.keeper.setStarting(true)
+		d.lifecycle(Lifecycle.Reloading)
 	}
-	defer w.Close()
-	wctx, stopWatch := context.WithCancel(ctx)
-	batches := make(chan watch.Batch)
-	watchDone := make(chan error, 1)
-	go func() { watchDone <- w.Run(wctx, batches) }()
-	defer func() {
-		stopWatch()
-		if watchDone != nil {
-			<-watchDone
-		}
-	}()
+	d.pending[s] = true
+}
 
-	// The notifier holds the state directory while this configuration
-	// serves; its runs stop (requests canceled, nothing owed lost) first.
-	notifier, err := ping.New(cfg, d.log, ping.WithVersion(d.opts.Version))
-	if err != nil {
-		return stopped, nil, err
-	}
-	defer notifier.Close()
-	led.notifier = notifier
-	d.keeper.beat()
-	nctx, stopNotify := context.WithCancel(ctx)
-	notifyDone := make(chan error, 1)
-	go func() { notifyDone <- notifier.Run(nctx) }()
-	defer func() {
-		stopNotify()
-		if err := <-notifyDone; err != nil {
-			d.log.Error("notifier", zap.Error(err))
-		}
-	}()
+// started notes a site's first publish done (or failed, and logged).
+func (d *Daemon) started(s *runner) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.pending, s)
+	d.readyLocked()
+}
 
-	d.metrics.SetState(func() metrics.State {
-		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats(),
-			Roots: []string{cfg.Root, cfg.OutputRoot()}}
-		if err := eng.Refused(); err != nil {
-			st.Refused = err.Error()
-		}
-		return st
-	})
-	d.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
-		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
-	var retry backoff
-	defer retry.stop()
-	var due dueTimer
-	defer due.stop()
-	publish := func(why Trigger, run func() (*build.Report, error)) bool {
-		if why.Full() {
-			d.keeper.scan()
-		}
-		landed := d.publish(eng, led, why, run)
-		d.keeper.beat()
-		due.set(eng.Due())
-		if failed := eng.Failed(); len(failed) > 0 {
-			if delay, armed := retry.arm(); armed {
-				d.log.Info("will retry the groups that failed", zap.Strings("groups", failed), zap.Duration("in", delay))
-			}
-		} else {
-			retry.reset()
-		}
-		d.setStatus()
-		return landed
+// readyLocked sends READY once every site is up; d.mu is held.
+func (d *Daemon) readyLocked() {
+	if d.launched && len(d.pending) == 0 && !d.readySent {
+		d.readySent = true
+		d.keeper.setStarting(false)
+		d.lifecycle(Lifecycle.Ready)
 	}
-	if !publish(InitialBuild, func() (*build.Report, error) { return eng.Build(ctx) }) {
-		switch {
-		case ctx.Err() != nil:
-			return stopped, nil, nil
-		case first:
-			return stopped, nil, fmt.Errorf("%w: %w", ErrNothingPublished, d.lastErr)
-		}
-	}
-	d.keeper.setStarting(false)
-	d.lifecycle(Lifecycle.Ready)
-	// The main loop beats while it waits for work, and the status is
-	// brought up to date (/healthz may change between publishes).
-	var alive <-chan time.Time
-	if d.keeper != nil {
-		t := time.NewTicker(d.keeperTick())
-		defer t.Stop()
-		alive = t.C
-	}
+}
 
-	var rescan <-chan time.Time
-	if cfg.Watch.Rescan > 0 {
-		t := time.NewTicker(cfg.Watch.Rescan)
-		defer t.Stop()
-		rescan = t.C
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return stopped, nil, nil
-		case err := <-watchDone:
-			watchDone = nil
-			if ctx.Err() != nil {
-				return stopped, nil, nil // both were ready; shutting down
-			}
-			return stopped, nil, fmt.Errorf("watcher stopped: %w", err)
-		case b := <-batches:
-			if b.RootChanged {
-				// The engine holds the old directory open: start afresh,
-				// holding the new one's lock.
-				d.log.Info("document root replaced; restarting on the new one", zap.String("root", cfg.Root))
-				if err := d.locks.Renew(d.me); err != nil {
-					return stopped, nil, err
-				}
-				return rootReplaced, nil, nil
-			}
-			switch {
-			case b.Rescan:
-				publish(Rescan, func() (*build.Report, error) { return eng.Build(ctx) })
-			case robotsTouched(b) && eng.RobotsChanged():
-				// New rules may let in or keep out any page: read it all.
-				publish(RobotsChanged, func() (*build.Report, error) { return eng.Build(ctx) })
-			default:
-				publish(Change, func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
-			}
-		case <-rescan:
-			publish(PeriodicRescan, func() (*build.Report, error) { return eng.Build(ctx) })
-		case <-alive:
-			d.keeper.beat()
-			d.setStatus()
-		case <-retry.c:
-			retry.fired()
-			publish(Retry, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
-		case <-due.c:
-			due.fired()
-			publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
-		case <-d.opts.Reload:
-			if next := d.reload(ctx, sum); next != nil {
-				return reloaded, next, nil
-			}
-		case <-cfgEvents:
-			if next := d.reload(ctx, sum); next != nil {
-				return reloaded, next, nil
-			}
+// progress sums the progress of every site's engine, for the keeper.
+func (d *Daemon) progress() (entries, steps int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.all {
+		if eng := s.eng.Load(); eng != nil {
+			e, st := eng.Progress()
+			entries, steps = entries+e, steps+st
 		}
 	}
+	return entries, steps
 }
 
 // lifecycle tells the Lifecycle, if any.
@@ -436,7 +404,11 @@ func (d *Daemon) lifecycle(f func(Lifecycle)) {
 }
 
 // Handler serves /healthz and /metrics (tests use it without a listener).
-func (d *Daemon) Handler() http.Handler { return d.metrics.Handler() }
+func (d *Daemon) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.metrics.Load().Handler().ServeHTTP(w, r)
+	})
+}
 
 // robotsTouched reports whether a batch may have changed the docroot's
 // robots.txt.
@@ -448,240 +420,10 @@ func robotsTouched(b watch.Batch) bool {
 	return !byName || slices.Contains(names, "robots.txt")
 }
 
-// reload loads the config file again; it returns the new configuration if
-// it is valid and different, nil otherwise. The locks the new one needs
-// are taken (another output root or state directory); if another process
-// holds them, the old configuration stays.
-func (d *Daemon) reload(ctx context.Context, current [32]byte) *config.Config {
-	cfg, sum, err := load(d.opts.ConfigPath)
-	switch {
-	case err != nil:
-		d.log.Error("new configuration is invalid; keeping the old one", zap.Error(err))
-		return nil
-	case bytes.Equal(sum[:], current[:]):
-		return nil
-	}
-	locks, err := lock.TakeAll(ctx, cfg, d.me, lock.Options{Keep: d.locks})
-	if err != nil {
-		d.log.Error("new configuration cannot be served; keeping the old one", zap.Error(err))
-		return nil
-	}
-	d.locks.Close() // what the new one does not need
-	d.locks = locks
-	return cfg
-}
-
 // keeperTick is how often the main loop beats and refreshes the status.
 func (d *Daemon) keeperTick() time.Duration {
 	if d.keeper == nil {
 		return statusEvery
 	}
 	return d.keeper.tick
-}
-
-// setStatus says what the daemon is doing now that no publish runs: the
-// /healthz reason if it is unhealthy, what is published otherwise.
-func (d *Daemon) setStatus() {
-	if d.keeper == nil {
-		return
-	}
-	if reason := d.healthReason(); reason != "" {
-		d.keeper.set("degraded: " + reason)
-		return
-	}
-	d.keeper.set(fmt.Sprintf("published %s, %s; waiting for changes",
-		plural(d.groups, "group"), plural(d.urls, "URL")))
-}
-
-func plural(n int, what string) string {
-	if n != 1 {
-		what += "s"
-	}
-	return commas(int64(n)) + " " + what
-}
-
-// healthReason is why /healthz says unhealthy, "" when it says ok.
-func (d *Daemon) healthReason() string {
-	rec := httptest.NewRecorder()
-	d.health.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
-	if rec.Code == http.StatusOK {
-		return ""
-	}
-	var h struct {
-		Reason string `json:"reason"`
-	}
-	if json.Unmarshal(rec.Body.Bytes(), &h) != nil || h.Reason == "" {
-		return "unhealthy (HTTP " + strconv.Itoa(rec.Code) + ")"
-	}
-	return h.Reason
-}
-
-// publish runs one build and logs and reports its outcome. Errors are
-// logged, never fatal: the daemon keeps serving what it has. It reports
-// whether anything of it is on disk: a file written, or found right
-// already, or a publish that failed nowhere; or one the shrink guard
-// refused (what was published stays). Otherwise d.lastErr says why.
-func (d *Daemon) publish(eng *build.Engine, led *ledger, why Trigger, run func() (*build.Report, error)) (landed bool) {
-	led.initial, led.indexes = why == InitialBuild, nil
-	rep, err := run()
-	d.lastErr = err
-	if errors.Is(err, context.Canceled) {
-		return false
-	}
-	if rep != nil {
-		_, urls := eng.Listed()
-		d.metrics.Published(why.String(), rep.Duration, urls, err)
-		if why.Full() {
-			d.metrics.LeftOut(rep.LeftOut)
-		}
-	}
-	var refused *build.ShrinkError
-	switch {
-	case errors.As(err, &refused):
-		// Nothing was published; it stays refused until a publish is not
-		// (or the configuration changes).
-		d.log.Error("publish refused by the shrink guard", zap.Stringer("trigger", why), rep.LeftOutField(), zap.Error(err))
-		if d.opts.OnIdle != nil {
-			d.opts.OnIdle(*rep)
-		}
-		return true
-	case err != nil:
-		d.log.Error("publish incomplete", zap.Stringer("trigger", why), zap.Error(err))
-	}
-	if rep == nil {
-		return false
-	}
-	landed = err == nil || len(rep.Written) > 0 || rep.Unchanged > 0
-	d.groups, d.urls = eng.Listed()
-	c := rep.Changes
-	d.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
-		zap.Int("added", len(c.Added)), zap.Int("changed", len(c.Changed)), zap.Int("removed", len(c.Removed)),
-		zap.Int("files_written", len(rep.Written)), zap.Int("files_removed", len(rep.Removed)),
-		rep.LeftOutField(), zap.Float64("seconds", rep.Duration.Seconds()))
-	if !c.Empty() || len(rep.Written)+len(rep.Removed) > 0 {
-		p := Publish{
-			Changes: c, Files: append(append([]string{}, rep.Written...), rep.Removed...), Indexes: eng.IndexURLs(),
-			Initial: why == InitialBuild,
-		}
-		// The pages were recorded ahead of the files (ledger.owe); the
-		// index URLs a ping names are known for sure only now.
-		if len(p.Files) > 0 && !slices.Equal(p.Indexes, led.indexes) {
-			if err := led.notifier.Note(nil, p.Indexes, true, false); err != nil {
-				d.log.Error("cannot record what search engines are owed", zap.Error(err))
-			}
-		}
-		if d.opts.Notifier != nil {
-			d.opts.Notifier.Published(p)
-		}
-	}
-	if why.Full() {
-		// A full walk leaves much garbage behind, and the runtime returns
-		// it to the system only slowly: give it back now, so the resident
-		// size of a daemon that mostly idles is what it keeps.
-		debug.FreeOSMemory()
-	}
-	if d.opts.OnIdle != nil {
-		d.opts.OnIdle(*rep)
-	}
-	return landed
-}
-
-// ledger records what search engines are owed by a publish before its
-// files land (build.WithWriteAhead): a crash right after a sitemap's rename
-// would otherwise lose the notification for good, as the restart finds the
-// sitemap already listing the page. A crash may repeat a notification;
-// none is lost.
-type ledger struct {
-	eng      *build.Engine
-	notifier *ping.Notifier // nil until the notifier is up
-	initial  bool           // the publish is the first build of this run
-	indexes  []string       // index URLs a ping was recorded for, this publish
-}
-
-func (l *ledger) owe(c tree.Changes, files bool) error {
-	if l.notifier == nil {
-		return nil
-	}
-	if files {
-		l.indexes = l.eng.IndexURLs() // as published so far; checked after
-	}
-	return l.notifier.Note(slices.Concat(c.Added, c.Changed, c.Removed), l.indexes, files, l.initial)
-}
-
-// Retries of failed groups start after retryMin and double while they keep
-// failing, up to retryMax: a full disk or a foreign file in the way is
-// picked up soon after it is fixed, without flooding the log meanwhile.
-const (
-	retryMin = 5 * time.Second
-	retryMax = 5 * time.Minute
-)
-
-// backoff is the retry timer; c is nil while no retry is due.
-type backoff struct {
-	timer *time.Timer
-	c     <-chan time.Time
-	delay time.Duration // of the last retry armed; 0 after a success
-}
-
-// arm schedules a retry unless one is pending, returning its delay.
-func (b *backoff) arm() (time.Duration, bool) {
-	if b.c != nil {
-		return 0, false
-	}
-	b.delay = min(max(2*b.delay, retryMin), retryMax)
-	b.timer = time.NewTimer(b.delay)
-	b.c = b.timer.C
-	return b.delay, true
-}
-
-// fired notes that the retry is running.
-func (b *backoff) fired() { b.c = nil }
-
-// reset cancels any retry and starts the next failure from retryMin.
-func (b *backoff) reset() {
-	b.stop()
-	b.delay = 0
-}
-
-func (b *backoff) stop() {
-	if b.timer != nil {
-		b.timer.Stop()
-	}
-	b.c = nil
-}
-
-// dueTimer fires when the first page still to come is due; c is nil while
-// none is.
-type dueTimer struct {
-	timer *time.Timer
-	c     <-chan time.Time
-	at    time.Time
-}
-
-// dueSlack is how long after a page's time its group is rebuilt: a little,
-// so that the clock has passed it for sure.
-const dueSlack = 50 * time.Millisecond
-
-// set arms the timer for at (the zero time: none).
-func (t *dueTimer) set(at time.Time) {
-	if at.Equal(t.at) && (t.c != nil || at.IsZero()) {
-		return
-	}
-	t.stop()
-	t.at = at
-	if at.IsZero() {
-		return
-	}
-	t.timer = time.NewTimer(max(time.Until(at)+dueSlack, dueSlack))
-	t.c = t.timer.C
-}
-
-// fired notes that the timer's publish is running.
-func (t *dueTimer) fired() { t.c, t.at = nil, time.Time{} }
-
-func (t *dueTimer) stop() {
-	if t.timer != nil {
-		t.timer.Stop()
-	}
-	t.c = nil
 }

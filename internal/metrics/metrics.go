@@ -6,22 +6,25 @@
 // otherwise (paths in it relative to the roots); /metrics carries build counts and durations,
 // URLs listed, watches, rescans, overflows and notifications by endpoint
 // and outcome.
+//
+// A process serving several sites (NewMulti) labels every per-site metric
+// with site="NAME", and /healthz answers for all of them (any site not ok
+// makes it 503, naming the site) or, given ?site=NAME, for one. A process
+// serving one site (New) keeps the names and labels it always had.
 package metrics
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
-	"strings"
+	"slices"
+
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/ping"
@@ -49,46 +52,74 @@ type State struct {
 // engine's passing trouble and the retries of a few scheduled runs.
 const NotifyFailingAfter = time.Hour
 
-// Metrics collects what the daemon does. A nil *Metrics records nothing.
+// Metrics collects what the daemon does: the process's registry and one
+// Site per site served. A nil *Metrics records nothing.
 type Metrics struct {
 	reg      *prometheus.Registry
+	multi    bool     // per-site series carry the site label
+	labels   []string // the per-site label names: none, or "site"
 	builds   *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	urls     prometheus.Gauge
+	urls     *prometheus.GaugeVec
 	leftOut  *prometheus.GaugeVec
 
-	mu        sync.Mutex
+	mu    sync.Mutex
+	sites map[string]*Site
+	order []string // site names in the order they were added
+}
+
+// Site records what the daemon does for one site. A nil *Site records
+// nothing.
+type Site struct {
+	m      *Metrics
+	name   string
+	values []string // the per-site label values: none, or the name
+
+	// guarded by m.mu
 	state     func() State
 	lastOK    bool
 	lastErr   string
 	lastBuild time.Time
+	broken    string // why its configuration is not served, "" when it is
 }
 
-// New returns a Metrics whose gauges read state when scraped.
+// New returns the Metrics of a process serving one site, whose series
+// carry no site label.
 func New(version string) *Metrics {
+	m := newMetrics(version, false)
+	m.Site("")
+	return m
+}
+
+// NewMulti returns the Metrics of a process serving several sites: every
+// per-site series carries a site label.
+func NewMulti(version string) *Metrics { return newMetrics(version, true) }
+
+func newMetrics(version string, multi bool) *Metrics {
+	var site []string
+	if multi {
+		site = []string{"site"}
+	}
+	with := func(names ...string) []string { return append(slices.Clone(site), names...) }
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		reg: prometheus.NewRegistry(), multi: multi, labels: site, sites: map[string]*Site{},
 		builds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sitemapd_publishes_total",
 			Help: "Publishes, by trigger (initial build, change, rescan, periodic rescan, retry) and result (ok, error).",
-		}, []string{"trigger", "result"}),
+		}, with("trigger", "result")),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "sitemapd_publish_duration_seconds",
 			Help:    "Time to read, encode and write a publish, by trigger.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
-		}, []string{"trigger"}),
-		urls: prometheus.NewGauge(prometheus.GaugeOpts{
+		}, with("trigger")),
+		urls: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "sitemapd_urls",
 			Help: "URLs the published sitemaps list, after the last publish (full or not).",
-		}),
+		}, site),
 		leftOut: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "sitemapd_pages_left_out",
 			Help: "Pages whose files exist but that the last full build did not list, by reason.",
-		}, []string{"reason"}),
-		state: func() State { return State{} },
-	}
-	for _, why := range tree.Reasons() {
-		m.leftOut.WithLabelValues(why.String()) // every reason, at 0 until counted
+		}, with("reason")),
 	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "sitemapd_build_info", Help: "Always 1; the version is a label.",
@@ -100,126 +131,120 @@ func New(version string) *Metrics {
 	return m
 }
 
-// SetState sets the function that reports the daemon's state.
-func (m *Metrics) SetState(f func() State) {
+// Site returns the recorder of the site named name, made on first use.
+// A single-site Metrics has one recorder, whatever the name.
+func (m *Metrics) Site(name string) *Site {
 	if m == nil {
+		return nil
+	}
+	if !m.multi {
+		name = ""
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.sites[name]; s != nil {
+		return s
+	}
+	s := &Site{m: m, name: name, state: func() State { return State{} }}
+	if m.multi {
+		s.values = []string{name}
+	}
+	for _, why := range tree.Reasons() {
+		m.leftOut.WithLabelValues(s.with(why.String())...) // every reason, at 0 until counted
+	}
+	m.sites[name] = s
+	m.order = append(m.order, name)
+	return s
+}
+
+// RemoveSite forgets a site that is no longer served, and its series.
+func (m *Metrics) RemoveSite(name string) {
+	if m == nil || !m.multi {
 		return
 	}
 	m.mu.Lock()
-	m.state = f
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	if m.sites[name] == nil {
+		return
+	}
+	delete(m.sites, name)
+	m.order = slices.DeleteFunc(m.order, func(n string) bool { return n == name })
+	for _, v := range []interface {
+		DeletePartialMatch(prometheus.Labels) int
+	}{m.builds, m.duration, m.urls, m.leftOut} {
+		v.DeletePartialMatch(prometheus.Labels{"site": name})
+	}
+}
+
+// with is the label values of a per-site series: the site's, then vals.
+func (s *Site) with(vals ...string) []string { return append(slices.Clone(s.values), vals...) }
+
+// SetState, Published and LeftOut record for the single site of a
+// Metrics made by New.
+func (m *Metrics) SetState(f func() State) { m.Site("").SetState(f) }
+
+// Published: see Site.Published.
+func (m *Metrics) Published(trigger string, d time.Duration, urls int, err error) {
+	m.Site("").Published(trigger, d, urls, err)
+}
+
+// LeftOut: see Site.LeftOut.
+func (m *Metrics) LeftOut(t tree.Tally) { m.Site("").LeftOut(t) }
+
+// SetState sets the function that reports the site's state.
+func (s *Site) SetState(f func() State) {
+	if s == nil {
+		return
+	}
+	s.m.mu.Lock()
+	s.state = f
+	s.m.mu.Unlock()
+}
+
+// SetBroken says why the site's configuration is not served ("" once it
+// is): /healthz reports the site unhealthy meanwhile.
+func (s *Site) SetBroken(reason string) {
+	if s == nil {
+		return
+	}
+	s.m.mu.Lock()
+	s.broken = reason
+	s.m.mu.Unlock()
 }
 
 // Published records one publish. urls is how many URLs the published
 // sitemaps list after it, full build or not, or -1 when not known.
-func (m *Metrics) Published(trigger string, d time.Duration, urls int, err error) {
-	if m == nil {
+func (s *Site) Published(trigger string, d time.Duration, urls int, err error) {
+	if s == nil {
 		return
 	}
 	result := "ok"
 	if err != nil {
 		result = "error"
 	}
-	m.builds.WithLabelValues(trigger, result).Inc()
-	m.duration.WithLabelValues(trigger).Observe(d.Seconds())
+	m := s.m
+	m.builds.WithLabelValues(s.with(trigger, result)...).Inc()
+	m.duration.WithLabelValues(s.with(trigger)...).Observe(d.Seconds())
 	if urls >= 0 {
-		m.urls.Set(float64(urls))
+		m.urls.WithLabelValues(s.values...).Set(float64(urls))
 	}
 	m.mu.Lock()
-	m.lastOK, m.lastBuild = err == nil, time.Now()
-	m.lastErr = ""
+	s.lastOK, s.lastBuild = err == nil, time.Now()
+	s.lastErr = ""
 	if err != nil {
-		m.lastErr = err.Error()
+		s.lastErr = err.Error()
 	}
 	m.mu.Unlock()
 }
 
 // LeftOut records the pages a full build left out, by reason.
-func (m *Metrics) LeftOut(t tree.Tally) {
-	if m == nil {
+func (s *Site) LeftOut(t tree.Tally) {
+	if s == nil {
 		return
 	}
 	for _, why := range tree.Reasons() {
-		m.leftOut.WithLabelValues(why.String()).Set(float64(t[why]))
+		s.m.leftOut.WithLabelValues(s.with(why.String())...).Set(float64(t[why]))
 	}
-}
-
-// health is the /healthz body.
-type health struct {
-	Status    string    `json:"status"` // "ok", "unhealthy" or "degraded"
-	Reason    string    `json:"reason,omitempty"`
-	LastBuild time.Time `json:"last_build,omitzero"`
-	Watches   int       `json:"watches"`
-}
-
-// health reports the daemon's health. Unhealthy: its sitemaps may not be
-// what the tree says. Degraded: they are, but search engines are not being
-// told. Either answers 503, with the reason.
-func (m *Metrics) health() (health, bool) {
-	m.mu.Lock()
-	st := m.state()
-	h := health{Status: "ok", LastBuild: m.lastBuild, Watches: st.Watches}
-	lastOK, lastErr := m.lastOK, m.lastErr
-	m.mu.Unlock()
-	switch {
-	case h.LastBuild.IsZero():
-		h.Reason = "the first build has not finished"
-	case st.Refused != "":
-		h.Reason = st.Refused
-	case !lastOK:
-		h.Reason = "the last publish failed: " + lastErr
-	case st.Degraded:
-		h.Reason = "some directories are not watched (see the log: inotify limits, or the root is missing)"
-	}
-	if h.Reason != "" {
-		h.Status = "unhealthy"
-	} else if h.Reason = notifyTrouble(st.Endpoints, time.Now()); h.Reason != "" {
-		h.Status = "degraded"
-	}
-	h.Reason = relative(h.Reason, st.Roots)
-	return h, h.Reason == ""
-}
-
-// notifyTrouble says which endpoint is not being told, or "".
-func notifyTrouble(eps []ping.Stats, now time.Time) string {
-	for _, e := range eps {
-		switch {
-		case e.Gone:
-			return fmt.Sprintf("notify endpoint %s answered 404 or 410 and is no longer called (%d URLs owed): check its url", e.Endpoint, e.Owed)
-		case e.Owed > 0 && !e.FailingSince.IsZero() && now.Sub(e.FailingSince) > NotifyFailingAfter:
-			return fmt.Sprintf("notifications to %s have failed since %s (%d URLs owed): %s",
-				e.Endpoint, e.FailingSince.UTC().Format(time.RFC3339), e.Owed, e.LastError)
-		}
-	}
-	return ""
-}
-
-// relative rewrites the absolute paths under roots in s as relative ones.
-func relative(s string, roots []string) string {
-	for _, r := range roots {
-		if r == "" || r == "/" {
-			continue
-		}
-		r = strings.TrimSuffix(r, "/")
-		s = strings.ReplaceAll(s, r+"/", "")
-		s = strings.ReplaceAll(s, r, ".")
-	}
-	return s
-}
-
-// Handler serves /healthz and /metrics.
-func (m *Metrics) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		h, ok := m.health()
-		w.Header().Set("Content-Type", "application/json")
-		if !ok {
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}
-		json.NewEncoder(w).Encode(h)
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-	return mux
 }
 
 // Serve listens on addr until ctx is done. The listener is bound before it
@@ -258,6 +283,35 @@ var (
 	descGone      = prometheus.NewDesc("sitemapd_notify_endpoint_gone", "1 when an endpoint answered 404/410 and is no longer called.", []string{"endpoint"}, nil)
 )
 
+// desc is d's twin with the site label first, for a multi-site Metrics.
+func (c stateCollector) desc(d *prometheus.Desc) *prometheus.Desc {
+	if !c.m.multi {
+		return d
+	}
+	return siteDescs[d]
+}
+
+// siteDescs are the state metrics' descriptions with the site label.
+var siteDescs = func() map[*prometheus.Desc]*prometheus.Desc {
+	m := map[*prometheus.Desc]*prometheus.Desc{}
+	for _, d := range []struct {
+		d          *prometheus.Desc
+		name, help string
+		labels     []string
+	}{
+		{descWatches, "sitemapd_watches", "Directories watched.", nil},
+		{descOverflows, "sitemapd_watch_overflows_total", "inotify queue overflows (each costs a full rescan).", nil},
+		{descDegraded, "sitemapd_watch_degraded", "1 while some directories are polled instead of watched.", nil},
+		{descRequests, "sitemapd_notify_requests_total", "Notification requests, by endpoint and outcome (success, failure).", []string{"endpoint", "outcome"}},
+		{descOwed, "sitemapd_notify_owed_urls", "URLs an endpoint is still owed.", []string{"endpoint"}},
+		{descStatus, "sitemapd_notify_last_status", "HTTP status of an endpoint's last answer (0: none).", []string{"endpoint"}},
+		{descGone, "sitemapd_notify_endpoint_gone", "1 when an endpoint answered 404/410 and is no longer called.", []string{"endpoint"}},
+	} {
+		m[d.d] = prometheus.NewDesc(d.name, d.help, append([]string{"site"}, d.labels...), nil)
+	}
+	return m
+}()
+
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWatches, descOverflows, descDegraded, descRequests, descOwed, descStatus, descGone} {
 		ch <- d
@@ -265,19 +319,52 @@ func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
-	c.m.mu.Lock()
-	st := c.m.state()
-	c.m.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(descWatches, prometheus.GaugeValue, float64(st.Watches))
-	ch <- prometheus.MustNewConstMetric(descOverflows, prometheus.CounterValue, float64(st.Overflows))
-	ch <- prometheus.MustNewConstMetric(descDegraded, prometheus.GaugeValue, b2f(st.Degraded))
-	for _, e := range st.Endpoints {
-		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, float64(e.Successes), e.Endpoint, "success")
-		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, float64(e.Failures), e.Endpoint, "failure")
-		ch <- prometheus.MustNewConstMetric(descOwed, prometheus.GaugeValue, float64(e.Owed), e.Endpoint)
-		ch <- prometheus.MustNewConstMetric(descStatus, prometheus.GaugeValue, float64(e.LastStatus), e.Endpoint)
-		ch <- prometheus.MustNewConstMetric(descGone, prometheus.GaugeValue, b2f(e.Gone), e.Endpoint)
+	for _, site := range c.m.states() {
+		st, lv := site.state, site.values
+		metric := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
+			ch <- prometheus.MustNewConstMetric(c.desc(d), t, v, append(slices.Clone(lv), labels...)...)
+		}
+		metric(descWatches, prometheus.GaugeValue, float64(st.Watches))
+		metric(descOverflows, prometheus.CounterValue, float64(st.Overflows))
+		metric(descDegraded, prometheus.GaugeValue, b2f(st.Degraded))
+		for _, e := range st.Endpoints {
+			metric(descRequests, prometheus.CounterValue, float64(e.Successes), e.Endpoint, "success")
+			metric(descRequests, prometheus.CounterValue, float64(e.Failures), e.Endpoint, "failure")
+			metric(descOwed, prometheus.GaugeValue, float64(e.Owed), e.Endpoint)
+			metric(descStatus, prometheus.GaugeValue, float64(e.LastStatus), e.Endpoint)
+			metric(descGone, prometheus.GaugeValue, b2f(e.Gone), e.Endpoint)
+		}
 	}
+}
+
+// siteState is one site's state and what else health needs, read at once.
+type siteState struct {
+	name      string
+	values    []string
+	state     State
+	lastOK    bool
+	lastErr   string
+	lastBuild time.Time
+	broken    string
+}
+
+// states reads every site's state, in the order the sites were added.
+// The state functions are called without m.mu held: they read the
+// daemon's parts, which may record metrics themselves.
+func (m *Metrics) states() []siteState {
+	m.mu.Lock()
+	out := make([]siteState, 0, len(m.order))
+	fns := make([]func() State, 0, len(m.order))
+	for _, n := range m.order {
+		s := m.sites[n]
+		out = append(out, siteState{name: n, values: s.values, lastOK: s.lastOK, lastErr: s.lastErr, lastBuild: s.lastBuild, broken: s.broken})
+		fns = append(fns, s.state)
+	}
+	m.mu.Unlock()
+	for i, f := range fns {
+		out[i].state = f()
+	}
+	return out
 }
 
 func b2f(b bool) float64 {
@@ -285,4 +372,11 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// SiteNames lists the sites recorded, in the order they were added.
+func (m *Metrics) SiteNames() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.order)
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// Ignore reports whether events for a base name are noise: sitemapd's
 	// own outputs and temp files, editor swap files.
 	Ignore func(name string) bool
+	// Mux, if set, is the inotify instance to share (a process serving
+	// several sites has one); otherwise the Watcher starts its own.
+	Mux *Mux
 	// PollInterval is how often a degraded watcher (watches missing, root
 	// missing) asks for a rescan and retries. Default one minute.
 	PollInterval time.Duration
@@ -110,6 +113,9 @@ func New(opts Options, log *zap.Logger) (*Watcher, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
+	if opts.Mux != nil {
+		return newWithSource(opts, log, opts.Mux.Source()), nil
+	}
 	fw, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		return nil, fmt.Errorf("start inotify: %w%s", err, limitHint(err))
@@ -159,7 +165,7 @@ func (w *Watcher) noteState() {
 	w.degraded.Store(len(w.unwatched) > 0 || w.rootGone)
 }
 
-// Close releases the inotify instance.
+// Close releases the inotify instance, or its share of the Mux's.
 func (w *Watcher) Close() error { return w.src.Close() }
 
 func limitHint(err error) string {

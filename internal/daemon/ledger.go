@@ -1,0 +1,110 @@
+package daemon
+
+import (
+	"slices"
+	"time"
+
+	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// ledger records what search engines are owed by a publish before its
+// files land (build.WithWriteAhead): a crash right after a sitemap's rename
+// would otherwise lose the notification for good, as the restart finds the
+// sitemap already listing the page. A crash may repeat a notification;
+// none is lost.
+type ledger struct {
+	eng      *build.Engine
+	notifier *ping.Notifier // nil until the notifier is up
+	initial  bool           // the publish is the first build of this run
+	indexes  []string       // index URLs a ping was recorded for, this publish
+}
+
+func (l *ledger) owe(c tree.Changes, files bool) error {
+	if l.notifier == nil {
+		return nil
+	}
+	if files {
+		l.indexes = l.eng.IndexURLs() // as published so far; checked after
+	}
+	return l.notifier.Note(slices.Concat(c.Added, c.Changed, c.Removed), l.indexes, files, l.initial)
+}
+
+// Retries of failed groups start after retryMin and double while they keep
+// failing, up to retryMax: a full disk or a foreign file in the way is
+// picked up soon after it is fixed, without flooding the log meanwhile.
+const (
+	retryMin = 5 * time.Second
+	retryMax = 5 * time.Minute
+)
+
+// backoff is the retry timer; c is nil while no retry is due.
+type backoff struct {
+	timer *time.Timer
+	c     <-chan time.Time
+	delay time.Duration // of the last retry armed; 0 after a success
+}
+
+// arm schedules a retry unless one is pending, returning its delay.
+func (b *backoff) arm() (time.Duration, bool) {
+	if b.c != nil {
+		return 0, false
+	}
+	b.delay = min(max(2*b.delay, retryMin), retryMax)
+	b.timer = time.NewTimer(b.delay)
+	b.c = b.timer.C
+	return b.delay, true
+}
+
+// fired notes that the retry is running.
+func (b *backoff) fired() { b.c = nil }
+
+// reset cancels any retry and starts the next failure from retryMin.
+func (b *backoff) reset() {
+	b.stop()
+	b.delay = 0
+}
+
+func (b *backoff) stop() {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.c = nil
+}
+
+// dueTimer fires when the first page still to come is due; c is nil while
+// none is.
+type dueTimer struct {
+	timer *time.Timer
+	c     <-chan time.Time
+	at    time.Time
+}
+
+// dueSlack is how long after a page's time its group is rebuilt: a little,
+// so that the clock has passed it for sure.
+const dueSlack = 50 * time.Millisecond
+
+// set arms the timer for at (the zero time: none).
+func (t *dueTimer) set(at time.Time) {
+	if at.Equal(t.at) && (t.c != nil || at.IsZero()) {
+		return
+	}
+	t.stop()
+	t.at = at
+	if at.IsZero() {
+		return
+	}
+	t.timer = time.NewTimer(max(time.Until(at)+dueSlack, dueSlack))
+	t.c = t.timer.C
+}
+
+// fired notes that the timer's publish is running.
+func (t *dueTimer) fired() { t.c, t.at = nil, time.Time{} }
+
+func (t *dueTimer) stop() {
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	t.c = nil
+}
