@@ -72,6 +72,8 @@ want="-rw-r--r-- root/root ./etc/sitemapd/sitemapd.yaml
 want=$(LC_ALL=C sort <<<"$want")
 got=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $1, $2, $6 }' | LC_ALL=C sort)
 [ "$got" = "$want" ] || { diff <(echo "$want") <(echo "$got") >&2 || true; fail "the package's files differ (- wanted, + found)"; }
+dpkg-deb -c "$deb" | awk '$1 == "drwxr-xr-x" && $2 == "root/root" { print $6 }' | grep -qx './etc/sitemapd/sites.d/' ||
+  fail "no /etc/sitemapd/sites.d/ (root's, 0755) for the sites of a multi-site configuration"
 dirs=$(dpkg-deb -c "$deb" | awk '$1 ~ /^d/ && $1 != "drwxr-xr-x" { print }')
 [ -z "$dirs" ] || fail "directories not 0755: $dirs"
 
@@ -150,6 +152,7 @@ for f in $files; do
   grep -qx "$f" <<<"$listed" || fail "dpkg -L does not list $f"
   [ -f "$f" ] || fail "$f is not installed"
 done
+[ -d /etc/sitemapd/sites.d ] || fail "/etc/sitemapd/sites.d is not installed"
 conf=$(dpkg-query -W -f='${Conffiles}' sitemapd)
 sum=$(md5sum /etc/sitemapd/sitemapd.yaml | cut -d' ' -f1)
 [ "$(echo $conf)" = "/etc/sitemapd/sitemapd.yaml $sum" ] || fail "Conffiles is '$conf'"

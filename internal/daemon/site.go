@@ -59,6 +59,13 @@ type runner struct {
 	running version // the configuration served (or starting)
 	groups  int     // what the status line says is published
 	urls    int
+	refused string // why the shrink guard refuses the last full build, "" if it does not
+}
+
+func (s *runner) setRefused(why string) {
+	s.mu.Lock()
+	s.refused = why
+	s.mu.Unlock()
 }
 
 func (s *runner) current() version {
@@ -196,12 +203,15 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 		}
 	}()
 
+	s.setRefused("")
 	s.rec.SetState(func() metrics.State {
+		// Read from any goroutine (/healthz, another site's status): what
+		// only the engine's goroutine may read is the copy publish keeps.
 		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats(),
 			Roots: []string{cfg.Root, cfg.OutputRoot()}}
-		if err := eng.Refused(); err != nil {
-			st.Refused = err.Error()
-		}
+		s.mu.Lock()
+		st.Refused = s.refused
+		s.mu.Unlock()
 		return st
 	})
 	s.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
@@ -328,6 +338,11 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 	led.initial, led.indexes = why == InitialBuild, nil
 	rep, err := run()
 	s.lastErr = err
+	if err := eng.Refused(); err != nil {
+		s.setRefused(err.Error())
+	} else {
+		s.setRefused("")
+	}
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
