@@ -288,3 +288,55 @@ func TestManySitesOneInotify(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiSiteCommands: check, build and ping act on every site of a
+// multi-site configuration, or on the one -site names; a site whose file
+// is invalid fails the commands that would act on it, named by file and
+// line, and not those that act on another.
+func TestMultiSiteCommands(t *testing.T) {
+	m := newMultiSite(t, "")
+	m.addSite("a")
+	m.addSite("b")
+	index := func(site string) string { return filepath.Join(m.root(site), "sitemap_index.xml") }
+	if code, out, stderr := runCLI("check", "-config", m.cfg); code != ExitOK || !strings.Contains(out, "2 sites") {
+		t.Fatalf("check: exit %d, %q %q", code, out, stderr)
+	}
+	if code, _, stderr := runCLI("build", "-config", m.cfg, "-site", "a"); code != ExitOK {
+		t.Fatalf("build -site a: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(index("b")); err == nil {
+		t.Error("build -site a built b too")
+	}
+	m.waitLocs("a", "")
+	if code, _, stderr := runCLI("build", "-config", m.cfg); code != ExitOK {
+		t.Fatalf("build: exit %d: %s", code, stderr)
+	}
+	m.waitLocs("b", "")
+	// A file on disk is checked as served by the site whose output holds it.
+	if code, out, _ := runCLI("check", "-config", m.cfg, filepath.Join(m.root("b"), "sitemap.xml")); code != ExitOK {
+		t.Errorf("check b's sitemap: exit %d: %s", code, out)
+	}
+	if code, out, _ := runCLI("ping", "-config", m.cfg, "-site", "b"); code != ExitOK || !strings.Contains(out, "(site b): no notify endpoints") {
+		t.Errorf("ping -site b: exit %d, %q", code, out)
+	}
+
+	m.writeSiteFile("b", "root: ../www/b\nbase_url: ftp://b.test/\n")
+	bFile := filepath.Join(m.dir, "sites.d", "b.yaml")
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"check"}, ExitUsage, bFile + ":2: base_url: \"ftp://b.test/\" must start with http:// or https://"},
+		{[]string{"build"}, ExitUsage, bFile + ":2: base_url"},
+		{[]string{"build", "-site", "b"}, ExitUsage, bFile + ":2: base_url"},
+		{[]string{"build", "-site", "zz"}, ExitUsage, `no site is named "zz" (its sites: a)`},
+		{[]string{"check", "-site", "a"}, ExitOK, ""},
+		{[]string{"build", "-site", "a"}, ExitOK, ""},
+	} {
+		code, _, stderr := runCLI(append(tc.args, "-config", m.cfg)...)
+		if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.stderr)
+		}
+	}
+}

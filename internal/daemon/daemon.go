@@ -105,7 +105,11 @@ type Daemon struct {
 	multi  bool               // the configuration has sites: or include:
 	sites  map[string]*runner // by name; the supervisor's goroutine only
 	exited chan *runner       // sites whose run returned an error
-	halt   chan struct{}      // closed when Run returns
+
+	cfgEvents     chan struct{} // an edit of the configuration or of a site file
+	include       []string      // the include globs watched
+	unwatchConfig func()
+	halt          chan struct{} // closed when Run returns
 
 	mu        sync.Mutex
 	pending   map[*runner]bool // sites starting: READY waits for them
@@ -128,7 +132,7 @@ func New(opts Options, log *zap.Logger) *Daemon {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	d := &Daemon{opts: opts, log: log, sites: map[string]*runner{}, exited: make(chan *runner),
+	d := &Daemon{opts: opts, log: log, sites: map[string]*runner{}, exited: make(chan *runner), cfgEvents: make(chan struct{}, 1),
 		halt: make(chan struct{}), pending: map[*runner]bool{}}
 	d.metrics.Store(metrics.New(opts.Version))
 	if opts.Lifecycle != nil {
@@ -176,8 +180,8 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		return err
 	}
 	defer d.mux.Close()
-	cfgEvents, stopCfgWatch := d.watchConfig(proc)
-	defer stopCfgWatch()
+	d.watchConfig(proc.Include)
+	defer func() { d.unwatchConfig() }()
 	if proc.Listen != "" {
 		// Bound once: a new listen address takes a restart.
 		if err := d.metrics.Load().Serve(ctx, proc.Listen, d.log); err != nil {
@@ -211,11 +215,12 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			}
 			d.log.Error("site stopped", zap.String("site", s.name), zap.Error(s.err))
 			s.rec.SetBroken("it stopped: " + s.err.Error())
+			s.cancel()
 			d.forget(s)
 			delete(d.sites, s.name)
 		case <-d.opts.Reload:
 			d.reload(ctx)
-		case <-cfgEvents:
+		case <-d.cfgEvents:
 			d.reload(ctx)
 		}
 	}
@@ -246,6 +251,10 @@ func (d *Daemon) reload(ctx context.Context) {
 		return
 	}
 	d.apply(ctx, proc, sum)
+	if !slices.Equal(proc.Include, d.include) {
+		d.unwatchConfig()
+		d.watchConfig(proc.Include)
+	}
 }
 
 // apply makes the sites running those of proc: it starts the new ones,
@@ -274,12 +283,12 @@ func (d *Daemon) apply(ctx context.Context, proc *config.Process, sum [32]byte) 
 		keep[f.Name] = true
 		if s := d.sites[f.Name]; s != nil {
 			d.log.Error("site configuration is invalid; the site keeps its last valid one", zap.String("site", f.Name), zap.Error(f.Err))
-			s.rec.SetBroken(f.Err.Error())
+			s.rec.SetBroken("its new configuration is invalid, so the last valid one still serves: " + f.Err.Error())
 			continue
 		}
 		d.log.Error("site configuration is invalid; the site is not served", zap.String("site", f.Name), zap.Error(f.Err))
 		if f.Name != "" {
-			m.Site(f.Name).SetBroken(f.Err.Error())
+			m.Site(f.Name).SetBroken("its configuration is invalid, so it is not served: " + f.Err.Error())
 		}
 	}
 	for name, s := range d.sites {

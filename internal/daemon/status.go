@@ -6,20 +6,20 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
-
-	"github.com/sitemapd/sitemapd/internal/config"
 )
 
 // watchConfig reports edits of the configuration file and of the files
-// its include globs match, added or removed (editors replace a file, so
-// their directories are watched), on the process's inotify instance. A
-// failure only costs automatic reloads.
-func (d *Daemon) watchConfig(proc *config.Process) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
+// the include globs match, added or removed (editors replace a file, so
+// their directories are watched), on d.cfgEvents, through the process's
+// inotify instance, until d.unwatchConfig. A failure only costs automatic
+// reloads.
+func (d *Daemon) watchConfig(include []string) {
 	src := d.mux.Source()
+	d.include = include
+	d.unwatchConfig = func() { src.Close() }
 	abs, _ := filepath.Abs(d.opts.ConfigPath)
 	dirs := []string{filepath.Dir(abs)}
-	for _, g := range proc.Include {
+	for _, g := range include {
 		dirs = append(dirs, filepath.Dir(g))
 	}
 	for _, dir := range dirs {
@@ -31,7 +31,7 @@ func (d *Daemon) watchConfig(proc *config.Process) (<-chan struct{}, func()) {
 		if p == abs {
 			return true
 		}
-		for _, g := range proc.Include {
+		for _, g := range include {
 			if ok, _ := filepath.Match(g, p); ok {
 				return true
 			}
@@ -47,7 +47,7 @@ func (d *Daemon) watchConfig(proc *config.Process) (<-chan struct{}, func()) {
 				}
 				if p, _ := filepath.Abs(ev.Name); wanted(p) && !ev.Has(fsnotify.Chmod) {
 					select {
-					case ch <- struct{}{}:
+					case d.cfgEvents <- struct{}{}:
 					default:
 					}
 				}
@@ -58,7 +58,6 @@ func (d *Daemon) watchConfig(proc *config.Process) (<-chan struct{}, func()) {
 			}
 		}
 	}()
-	return ch, func() { src.Close() }
 }
 
 // setStatus says what the daemon is doing now that no publish runs: the

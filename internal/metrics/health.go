@@ -53,16 +53,14 @@ func siteHealth(s siteState) health {
 	st := s.state
 	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches}
 	switch {
-	case s.broken != "" && h.LastBuild.IsZero():
-		h.Reason = "its configuration is invalid: " + s.broken
+	case s.broken != "":
+		h.Reason = s.broken
 	case h.LastBuild.IsZero():
 		h.Reason = "the first build has not finished"
 	case st.Refused != "":
 		h.Reason = st.Refused
 	case !s.lastOK:
 		h.Reason = "the last publish failed: " + s.lastErr
-	case s.broken != "":
-		h.Reason = "its new configuration is invalid, so the last valid one still serves: " + s.broken
 	case st.Degraded:
 		h.Reason = "some directories are not watched (see the log: inotify limits, or the root is missing)"
 	}

@@ -80,7 +80,7 @@ type Site struct {
 	lastOK    bool
 	lastErr   string
 	lastBuild time.Time
-	broken    string // why its configuration is not served, "" when it is
+	broken    string // why it is not served as configured, "" when it is
 }
 
 // New returns the Metrics of a process serving one site, whose series
@@ -201,8 +201,9 @@ func (s *Site) SetState(f func() State) {
 	s.m.mu.Unlock()
 }
 
-// SetBroken says why the site's configuration is not served ("" once it
-// is): /healthz reports the site unhealthy meanwhile.
+// SetBroken says why the site is not served as configured (its
+// configuration is invalid, or it stopped), "" once it is: /healthz
+// reports the site unhealthy with that reason meanwhile.
 func (s *Site) SetBroken(reason string) {
 	if s == nil {
 		return
