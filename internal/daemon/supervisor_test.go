@@ -82,13 +82,7 @@ func (m *multi) count(msg, site string) int {
 
 func (m *multi) waitLog(what string, cond func() bool) {
 	m.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			m.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	(&harness{t: m.t}).waitFor(what, cond)
 }
 
 // TestSupervisorReload: READY comes once every site has published, the
