@@ -277,6 +277,12 @@ func (p *Process) addSite(n *yaml.Node, file, key, name string) {
 		case o.OutputRoot() == cfg.OutputRoot():
 			fail(&Error{File: file, Line: lines["root"], Key: "root", Msg: fmt.Sprintf("site %q writes its sitemaps in %s too: one site an output directory", o.Name, o.OutputRoot())})
 			return
+		case within(cfg.OutputRoot(), o.Root) || within(cfg.OutputRoot(), o.OutputRoot()) ||
+			within(o.OutputRoot(), cfg.Root) || within(o.OutputRoot(), cfg.OutputRoot()):
+			// Each would take the other's sitemaps for its own (they
+			// carry the same marker), and remove them as stale.
+			fail(&Error{File: file, Line: lines["root"], Key: "root", Msg: fmt.Sprintf("the sitemaps of this site and of site %q (%s) would be written one inside the other's tree: keep their roots and output directories apart", o.Name, o.Root)})
+			return
 		}
 	}
 	p.Sites = append(p.Sites, &cfg)
@@ -300,4 +306,10 @@ func prefixKeys(err error, key string) error {
 		return &c
 	}
 	return err
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }

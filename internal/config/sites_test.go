@@ -83,6 +83,7 @@ func TestBadMultiSite(t *testing.T) {
 			"c":    {`sites.bad.yml:16: sites[4].name: "c" names another site too (in testdata/multi/sites.bad.yml)`},
 			"../x": {`sites.bad.yml:19: sites[5].name: "../x" must be 1–128 letters, digits`},
 			"d":    {`sites.bad.yml:23: sites[6].root: site "c" writes its sitemaps in`},
+			"f":    {`sites.bad.yml:29: sites[8].root: the sitemaps of this site and of site "c"`},
 		}, good: []string{"c", "e"}},
 		{file: "include.bad.yml", failed: map[string][]string{
 			"broken": {`bad.d/broken.yaml:2: base_url: `},
