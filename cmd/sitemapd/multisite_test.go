@@ -165,6 +165,13 @@ func TestMultiSiteRun(t *testing.T) {
 		}
 	}
 
+	// A second daemon on the same sites is refused (exit 2): every site's
+	// output is locked by the first.
+	second := startChild(t, m.cfg)
+	if err := second.cmd.Wait(); second.cmd.ProcessState.ExitCode() != ExitUsage {
+		t.Errorf("a second daemon on the same sites: %v, want exit %d", err, ExitUsage)
+	}
+
 	// Changes in each site show in its sitemaps only.
 	m.page("a", "docs/one.html")
 	m.page("b", "two.html")

@@ -13,6 +13,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -176,6 +177,19 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	if d.multi {
 		d.metrics.Store(metrics.NewMulti(d.opts.Version))
 	}
+	// Every site's locks first: a second daemon on the same sites is
+	// told so (exit 2) before it binds anything.
+	d.keeper.set("starting")
+	held, err := d.lockSites(ctx, proc)
+	if held == nil {
+		return err
+	}
+	defer func() {
+		for _, l := range held { // those not handed to a runner
+			l.Close()
+		}
+	}()
+	d.keeper.beat()
 	if d.mux, err = watch.NewMux(d.log); err != nil {
 		return err
 	}
@@ -197,7 +211,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		d.lifecycle(Lifecycle.Stopping)
 	}()
 	defer d.stopAll()
-	d.apply(ctx, proc, sum)
+	d.apply(ctx, proc, sum, held)
 	d.mu.Lock()
 	d.launched = true
 	d.readyLocked()
@@ -218,6 +232,12 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			s.cancel()
 			d.forget(s)
 			delete(d.sites, s.name)
+			if len(d.sites) == 0 {
+				// Nothing left to serve (another daemon holds every
+				// site, say): a process that serves nothing must not
+				// look alive.
+				return fmt.Errorf("no site is served any more; the last one stopped: %w", s.err)
+			}
 		case <-d.opts.Reload:
 			d.reload(ctx)
 		case <-d.cfgEvents:
@@ -250,17 +270,62 @@ func (d *Daemon) reload(ctx context.Context) {
 			zap.String("config", d.opts.ConfigPath))
 		return
 	}
-	d.apply(ctx, proc, sum)
+	d.apply(ctx, proc, sum, nil)
 	if !slices.Equal(proc.Include, d.include) {
 		d.unwatchConfig()
 		d.watchConfig(proc.Include)
 	}
 }
 
+// lockSites takes the locks of every site at the start: with one site,
+// its error is Run's; with several, a site whose locks another process
+// holds is logged and reported, and not started, unless none is left.
+// It returns nil and no error when ctx is done.
+func (d *Daemon) lockSites(ctx context.Context, proc *config.Process) (map[string]*lock.Set, error) {
+	held := map[string]*lock.Set{}
+	var first error
+	for _, cfg := range proc.Sites {
+		log := d.siteLog(cfg.Name)
+		locks, err := lock.TakeAll(ctx, cfg, d.me, lock.Options{Wait: func(h *lock.HeldError) {
+			log.Info("waiting for another sitemapd to finish", zap.Stringer("holder", h.Holder), zap.String("dir", h.Dir))
+			d.keeper.set("waiting for " + h.Holder.String() + " to finish")
+		}})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			for _, l := range held {
+				l.Close()
+			}
+			return nil, nil
+		case err != nil && !d.multi:
+			return nil, err
+		case err != nil:
+			log.Error("site not started", zap.Error(err))
+			d.metrics.Load().Site(cfg.Name).SetBroken("it is not served: " + err.Error())
+			first = cmp.Or(first, err)
+		default:
+			held[cfg.Name] = locks
+		}
+	}
+	if len(held) == 0 {
+		return nil, fmt.Errorf("no site can be served: %w", first)
+	}
+	return held, nil
+}
+
+// siteLog is the logger of a site: with several, it names the site.
+func (d *Daemon) siteLog(name string) *zap.Logger {
+	if d.multi {
+		return d.log.With(zap.String("site", name))
+	}
+	return d.log
+}
+
 // apply makes the sites running those of proc: it starts the new ones,
 // offers a changed configuration to each site whose configuration
-// changed, stops the removed ones, and reports the invalid ones.
-func (d *Daemon) apply(ctx context.Context, proc *config.Process, sum [32]byte) {
+// changed, stops the removed ones, and reports the invalid ones. held
+// are the locks taken at the start (a site without them is not started
+// then); nil on reload, where each new site takes its own.
+func (d *Daemon) apply(ctx context.Context, proc *config.Process, sum [32]byte, held map[string]*lock.Set) {
 	m := d.metrics.Load()
 	keep := map[string]bool{}
 	for _, cfg := range proc.Sites {
@@ -270,8 +335,15 @@ func (d *Daemon) apply(ctx context.Context, proc *config.Process, sum [32]byte) 
 		}
 		keep[cfg.Name] = true
 		s := d.sites[cfg.Name]
+		if s == nil && held != nil {
+			if locks := held[cfg.Name]; locks != nil {
+				delete(held, cfg.Name)
+				d.launch(ctx, cfg.Name, v, locks)
+			}
+			continue
+		}
 		if s == nil {
-			d.launch(ctx, cfg.Name, v)
+			d.launch(ctx, cfg.Name, v, nil)
 			continue
 		}
 		s.rec.SetBroken("")
@@ -308,15 +380,11 @@ func (d *Daemon) apply(ctx context.Context, proc *config.Process, sum [32]byte) 
 	}
 }
 
-// launch starts serving a site.
-func (d *Daemon) launch(ctx context.Context, name string, v version) {
-	log := d.log
-	if d.multi {
-		log = log.With(zap.String("site", name))
-	}
+// launch starts serving a site, with its locks if they are taken.
+func (d *Daemon) launch(ctx context.Context, name string, v version, locks *lock.Set) {
 	sctx, cancel := context.WithCancel(ctx)
-	s := &runner{d: d, name: name, log: log, rec: d.metrics.Load().Site(name), updates: make(chan version, 1),
-		cancel: cancel, done: make(chan struct{})}
+	s := &runner{d: d, name: name, log: d.siteLog(name), rec: d.metrics.Load().Site(name), updates: make(chan version, 1),
+		cancel: cancel, done: make(chan struct{}), locks: locks}
 	d.sites[name] = s
 	d.mu.Lock()
 	d.all = append(d.all, s)

@@ -97,22 +97,22 @@ func (s *runner) offer(v version) {
 }
 
 // run serves the site until ctx is done (then it returns nil) or it
-// cannot go on. fatalFirst makes a first build that writes nothing at
+// cannot go on. It takes the site's locks unless it was given them. fatalFirst makes a first build that writes nothing at
 // all an error (ErrNothingPublished), as it is for a process serving one
 // site; with several, the site is reported unhealthy and goes on.
 func (s *runner) run(ctx context.Context, v version, fatalFirst bool) (err error) {
 	d := s.d
 	s.setCurrent(v)
-	d.keeper.set("starting")
-	s.locks, err = lock.TakeAll(ctx, v.cfg, d.me, lock.Options{Wait: func(h *lock.HeldError) {
-		s.log.Info("waiting for another sitemapd to finish", zap.Stringer("holder", h.Holder), zap.String("dir", h.Dir))
-		d.keeper.set("waiting for " + h.Holder.String() + " to finish")
-	}})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
+	if s.locks == nil { // a site added by a reload
+		s.locks, err = lock.TakeAll(ctx, v.cfg, d.me, lock.Options{Wait: func(h *lock.HeldError) {
+			s.log.Info("waiting for another sitemapd to finish", zap.Stringer("holder", h.Holder), zap.String("dir", h.Dir))
+		}})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
 		}
-		return err
 	}
 	defer func() { s.locks.Close() }()
 	d.keeper.beat()
