@@ -35,6 +35,9 @@ type harness struct {
 	syncN   int
 	logs    *observer.ObservedLogs
 	d       *Daemon
+	// configFor is the configuration with extra keys for the site served
+	// from root/ (the model's reloads write it).
+	configFor func(extra string) string
 }
 
 func (h *harness) Published(p Publish) {
@@ -52,13 +55,20 @@ watch: {settle: 100ms, max_delay: 1s, rescan: 0s}
 
 func start(t *testing.T, extra string) *harness {
 	t.Helper()
+	return startConfig(t, testConfig+extra)
+}
+
+// startConfig runs a daemon on the configuration body, whose document
+// root (or first site's) is root/.
+func startConfig(t *testing.T, body string) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml"),
-		reload: make(chan struct{}, 1)}
+		reload: make(chan struct{}, 1), configFor: func(extra string) string { return testConfig + extra }}
 	os.MkdirAll(h.root, 0o755)
 	os.MkdirAll(filepath.Join(dir, "outside"), 0o755)
 	h.write("index.html")
-	if err := os.WriteFile(h.cfgPath, []byte(testConfig+extra), 0o644); err != nil {
+	if err := os.WriteFile(h.cfgPath, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.run()
@@ -140,35 +150,44 @@ func (h *harness) sync() {
 }
 
 // checkOracle stops the daemon and checks the invariant: a fresh full build
-// of the final tree changes nothing on disk.
+// of the final tree changes nothing on disk, for every site it served.
 func (h *harness) checkOracle() {
 	h.t.Helper()
 	h.stop()
-	cfg, err := config.LoadFile(h.cfgPath)
+	proc, err := config.LoadProcessFile(h.cfgPath)
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	for _, cfg := range proc.Sites {
+		h.checkSite(cfg)
+	}
+}
+
+// checkSite checks that a full build of one site changes nothing on disk.
+func (h *harness) checkSite(cfg *config.Config) {
+	h.t.Helper()
 	e, err := build.New(cfg, nil, build.WithProgress(0))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer e.Close()
+	root := cfg.OutputRoot()
 	before := map[string]string{}
-	filepath.WalkDir(h.root, func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && (strings.HasPrefix(d.Name(), "sitemap") || filepath.Ext(d.Name()) == ".atom") {
 			b, _ := os.ReadFile(p)
 			before[p] = string(b)
 		}
 		return nil
 	})
-	record := filepath.Join(h.root, textrecord.Name)
+	record := filepath.Join(root, textrecord.Name)
 	recBefore, _ := os.ReadFile(record)
 	rep, err := e.Build(context.Background())
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if recAfter, _ := os.ReadFile(record); string(recAfter) != string(recBefore) {
-		h.t.Errorf("the record of text sitemaps differs from a full build's:\n%s\nfull build:\n%s", recBefore, recAfter)
+		h.t.Errorf("%s: the record of text sitemaps differs from a full build's:\n%s\nfull build:\n%s", root, recBefore, recAfter)
 	}
 	if len(rep.Written) != 0 || len(rep.Removed) != 0 {
 		h.t.Errorf("the daemon's output differs from a full build: it would write %v and remove %v", rep.Written, rep.Removed)

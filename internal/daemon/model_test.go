@@ -46,6 +46,57 @@ func TestModel(t *testing.T) {
 	}
 }
 
+// TestModelMultiSite is TestModel with the tree as one site of a process
+// serving two, on one inotify instance: the files its moves take out of
+// the root land in the other site's root (outside/), so both change;
+// each site's files must equal a fresh full build of it.
+func TestModelMultiSite(t *testing.T) {
+	seeds := []uint64{1, 2, 3}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	site := func(name, root, extra string) string {
+		return fmt.Sprintf("  - name: %s\n    root: %s\n    base_url: https://%s.test/\n"+
+			"    watch: {settle: 100ms, max_delay: 1s, rescan: 0s}\n%s", name, root, name, extra)
+	}
+	indent := func(keys string) string {
+		return strings.ReplaceAll(strings.TrimSuffix("    "+keys, "\n"), "\n", "\n    ") + "\n"
+	}
+	configFor := func(extra string) string {
+		return "state_dir: state\nsites:\n" + site("static", "root", "    depth: 1\n"+indent(extra)) +
+			// XML only: a directory moved out of root/ takes root's
+			// text sitemaps with it, which the neighbour rightly does not
+			// own (they are in root's record, not its own).
+			site("neighbour", "outside", "    depth: 2\n    shrink_guard: false\n")
+	}
+	body := configFor(modelConfig(nil))
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			h := startConfig(t, body)
+			h.configFor = configFor
+			m := &model{h: h, r: rand.New(rand.NewPCG(seed, seed))}
+			for i := range 60 {
+				m.step(i)
+				if i%20 == 19 {
+					h.sync()
+				}
+			}
+			if wait := time.Until(m.future); wait > 0 {
+				time.Sleep(wait + 200*time.Millisecond)
+			}
+			h.sync()
+			// The neighbour's last changes settle as the root's do: a page
+			// written there now is published after them.
+			os.WriteFile(filepath.Join(h.dir, "outside", "zz-last.html"), []byte("x"), 0o644)
+			h.waitFor("the neighbour's last page", func() bool {
+				b, _ := os.ReadFile(filepath.Join(h.dir, "outside", "sitemap.xml"))
+				return strings.Contains(string(b), "zz-last.html")
+			})
+			h.checkOracle()
+		})
+	}
+}
+
 // modelConfig is the model's configuration, beyond testConfig.
 func modelConfig(exclude []string) string {
 	// A short feed, so that random changes move its entries often.
@@ -237,7 +288,7 @@ func (m *model) step(i int) {
 			exclude = []string{"/" + d + "/**"}
 		}
 		logf("reload with exclude %q", exclude)
-		if err := os.WriteFile(h.cfgPath, []byte(testConfig+modelConfig(exclude)), 0o644); err != nil {
+		if err := os.WriteFile(h.cfgPath, []byte(h.configFor(modelConfig(exclude))), 0o644); err != nil {
 			h.t.Fatal(err)
 		}
 		h.reload <- struct{}{}
