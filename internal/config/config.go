@@ -7,6 +7,10 @@
 // against the directory of the config file, and all validation happens in
 // one pass (Validate), so a caller either gets a complete, usable *Config or
 // an error and nothing else.
+//
+// A file may hold several sites (sites:, include:): LoadProcess reads it
+// into a Process, whose sites are each a *Config as one site's file gives,
+// and whose invalid sites fail alone (sites.go).
 package config
 
 import (

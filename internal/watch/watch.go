@@ -16,6 +16,11 @@
 // root itself vanishing and coming back. While watches are missing the
 // watcher polls: it asks for a rescan every PollInterval and retries them.
 //
+// A process serving several sites shares one inotify instance among their
+// Watchers (and whatever else watches a directory) through a Mux
+// (Options.Mux): the kernel allows few instances per user, and many
+// watches.
+//
 // Limits: changes on network filesystems made by other machines are never
 // reported by inotify; run with a short periodic rescan there.
 package watch
