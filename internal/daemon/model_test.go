@@ -28,19 +28,7 @@ func TestModel(t *testing.T) {
 			// do, leave out most of the site; TestShrinkGuard* test it.
 			h := start(t, modelConfig(nil))
 			m := &model{h: h, r: rand.New(rand.NewPCG(seed, seed))}
-			for i := range 60 {
-				m.step(i)
-				if i%20 == 19 {
-					h.sync()
-				}
-			}
-			// Pages given a future mtime get their lastmod when it comes,
-			// by the daemon's timer: wait for the last of them.
-			if wait := time.Until(m.future); wait > 0 {
-				t.Logf("waiting %v for the last future mtime to pass", wait.Round(time.Millisecond))
-				time.Sleep(wait + 200*time.Millisecond)
-			}
-			h.sync()
+			m.play()
 			h.checkOracle()
 		})
 	}
@@ -75,16 +63,7 @@ func TestModelMultiSite(t *testing.T) {
 			h := startConfig(t, body)
 			h.configFor = configFor
 			m := &model{h: h, r: rand.New(rand.NewPCG(seed, seed))}
-			for i := range 60 {
-				m.step(i)
-				if i%20 == 19 {
-					h.sync()
-				}
-			}
-			if wait := time.Until(m.future); wait > 0 {
-				time.Sleep(wait + 200*time.Millisecond)
-			}
-			h.sync()
+			m.play()
 			// The neighbour's last changes settle as the root's do: a page
 			// written there now is published after them.
 			os.WriteFile(filepath.Join(h.dir, "outside", "zz-last.html"), []byte("x"), 0o644)
@@ -95,6 +74,24 @@ func TestModelMultiSite(t *testing.T) {
 			h.checkOracle()
 		})
 	}
+}
+
+// play takes 60 random steps, then waits until the daemon has published
+// them all.
+func (m *model) play() {
+	for i := range 60 {
+		m.step(i)
+		if i%20 == 19 {
+			m.h.sync()
+		}
+	}
+	// Pages given a future mtime get their lastmod when it comes, by the
+	// daemon's timer: wait for the last of them.
+	if wait := time.Until(m.future); wait > 0 {
+		m.h.t.Logf("waiting %v for the last future mtime to pass", wait.Round(time.Millisecond))
+		time.Sleep(wait + 200*time.Millisecond)
+	}
+	m.h.sync()
 }
 
 // modelConfig is the model's configuration, beyond testConfig.
