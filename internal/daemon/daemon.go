@@ -420,59 +420,6 @@ func (d *Daemon) stopAll() {
 	}
 }
 
-// forget drops a site that no longer runs from what READY, the status
-// and the keeper follow.
-func (d *Daemon) forget(s *runner) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.all = slices.DeleteFunc(d.all, func(o *runner) bool { return o == s })
-	delete(d.pending, s)
-	d.readyLocked()
-}
-
-// starting notes a site (re)starting: READY (again) waits for its first
-// publish. After READY, the first site to restart sends RELOADING.
-func (d *Daemon) starting(s *runner) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.pending) == 0 && d.readySent {
-		d.readySent = false
-		d.keeper.setStarting(true)
-		d.lifecycle(Lifecycle.Reloading)
-	}
-	d.pending[s] = true
-}
-
-// started notes a site's first publish done (or failed, and logged).
-func (d *Daemon) started(s *runner) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.pending, s)
-	d.readyLocked()
-}
-
-// readyLocked sends READY once every site is up; d.mu is held.
-func (d *Daemon) readyLocked() {
-	if d.launched && len(d.pending) == 0 && !d.readySent {
-		d.readySent = true
-		d.keeper.setStarting(false)
-		d.lifecycle(Lifecycle.Ready)
-	}
-}
-
-// progress sums the progress of every site's engine, for the keeper.
-func (d *Daemon) progress() (entries, steps int64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, s := range d.all {
-		if eng := s.eng.Load(); eng != nil {
-			e, st := eng.Progress()
-			entries, steps = entries+e, steps+st
-		}
-	}
-	return entries, steps
-}
-
 // lifecycle tells the Lifecycle, if any.
 func (d *Daemon) lifecycle(f func(Lifecycle)) {
 	if d.opts.Lifecycle != nil {

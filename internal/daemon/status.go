@@ -1,64 +1,12 @@
 package daemon
 
+// What systemd is told of the sites together: the status line, and READY
+// and RELOADING as sites start.
+
 import (
 	"fmt"
-	"path/filepath"
-
-	"github.com/fsnotify/fsnotify"
-	"go.uber.org/zap"
+	"slices"
 )
-
-// watchConfig reports edits of the configuration file and of the files
-// the include globs match, added or removed (editors replace a file, so
-// their directories are watched), on d.cfgEvents, through the process's
-// inotify instance, until d.unwatchConfig. A failure only costs automatic
-// reloads.
-func (d *Daemon) watchConfig(include []string) {
-	src := d.mux.Source()
-	d.include = include
-	d.unwatchConfig = func() { src.Close() }
-	abs, _ := filepath.Abs(d.opts.ConfigPath)
-	dirs := []string{filepath.Dir(abs)}
-	for _, g := range include {
-		dirs = append(dirs, filepath.Dir(g))
-	}
-	for _, dir := range dirs {
-		if err := src.Add(dir); err != nil {
-			d.log.Warn("cannot watch the configuration's directory; reload with SIGHUP", zap.String("dir", dir), zap.Error(err))
-		}
-	}
-	wanted := func(p string) bool {
-		if p == abs {
-			return true
-		}
-		for _, g := range include {
-			if ok, _ := filepath.Match(g, p); ok {
-				return true
-			}
-		}
-		return false
-	}
-	go func() {
-		for {
-			select {
-			case ev, ok := <-src.Events():
-				if !ok {
-					return
-				}
-				if p, _ := filepath.Abs(ev.Name); wanted(p) && !ev.Has(fsnotify.Chmod) {
-					select {
-					case d.cfgEvents <- struct{}{}:
-					default:
-					}
-				}
-			case _, ok := <-src.Errors():
-				if !ok {
-					return
-				}
-			}
-		}
-	}()
-}
 
 // setStatus says what the daemon is doing now that no publish runs: the
 // /healthz reason if it is unhealthy, what is published otherwise.
@@ -89,4 +37,57 @@ func plural(n int, what string) string {
 		what += "s"
 	}
 	return commas(int64(n)) + " " + what
+}
+
+// forget drops a site that no longer runs from what READY, the status
+// and the keeper follow.
+func (d *Daemon) forget(s *runner) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.all = slices.DeleteFunc(d.all, func(o *runner) bool { return o == s })
+	delete(d.pending, s)
+	d.readyLocked()
+}
+
+// starting notes a site (re)starting: READY (again) waits for its first
+// publish. After READY, the first site to restart sends RELOADING.
+func (d *Daemon) starting(s *runner) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.pending) == 0 && d.readySent {
+		d.readySent = false
+		d.keeper.setStarting(true)
+		d.lifecycle(Lifecycle.Reloading)
+	}
+	d.pending[s] = true
+}
+
+// started notes a site's first publish done (or failed, and logged).
+func (d *Daemon) started(s *runner) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.pending, s)
+	d.readyLocked()
+}
+
+// readyLocked sends READY once every site is up; d.mu is held.
+func (d *Daemon) readyLocked() {
+	if d.launched && len(d.pending) == 0 && !d.readySent {
+		d.readySent = true
+		d.keeper.setStarting(false)
+		d.lifecycle(Lifecycle.Ready)
+	}
+}
+
+// progress sums the progress of every site's engine, for the keeper.
+func (d *Daemon) progress() (entries, steps int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.all {
+		if eng := s.eng.Load(); eng != nil {
+			e, st := eng.Progress()
+			entries, steps = entries+e, steps+st
+		}
+	}
+	return entries, steps
 }
