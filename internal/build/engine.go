@@ -58,6 +58,9 @@ type Engine struct {
 	dry     *dryRun                        // WithDryRun: what a publish would do
 	refused *ShrinkError                   // the last full build's refusal, until one succeeds
 	started bool                           // a full build has run (the canonical warning is given once)
+	// partsEncoded counts the sitemap parts encoded since New: a change
+	// encodes the parts it touched only (tests check it).
+	partsEncoded int
 
 	// For Progress, which other goroutines call while a publish runs.
 	progressMu sync.Mutex
@@ -79,6 +82,9 @@ type group struct {
 	feed      []feed.Entry
 	feedKnown bool
 	due       int64 // when its first page still to come is due (Unix ns), 0 for none
+	// published are its parts as they landed (daemon mode; parts.go), nil
+	// when not known: then a change encodes and compares every part.
+	published []part
 }
 
 // builtinStylesheet is written as config.StylesheetFile at the root of the

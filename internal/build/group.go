@@ -50,32 +50,34 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			oldText = e.publishedTextParts(g.Dir)
 		}
 	}
-	urls := g.URLs
-	slices.SortFunc(urls, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
-	urls = slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
-
-	// Parts cut where the URLs say (sitemap.Chunks), so that a change
-	// rewrites the part it falls in and the index, not the whole group.
-	chunks := sitemap.Chunks(urls, e.cfg.PartSize)
+	// A change of a remembered group encodes only the parts whose URLs it
+	// touched (parts.go); otherwise every part is encoded, and staged
+	// where its bytes differ from its file's.
 	var names []string
+	var parts []part
+	var chunks []sitemap.Chunk
 	changed := false
 	var err error
-	for _, c := range chunks {
-		name := path.Join(g.Dir, e.outName(config.ChunkName(e.cfg.SitemapName, c.Key)))
-		names = append(names, name)
-		err = e.enc.URLSet(c.URLs, func(part []byte) error {
-			_, ch, err := e.put(r.batch, r.rep, name, part)
-			changed = changed || ch
-			return err
-		})
-		if err != nil {
-			break
+	n := len(g.URLs)
+	if l := e.viewURLs(r, g, st, u); l != nil {
+		names, parts, changed, n, err = e.encodeLocal(r, g.Dir, l)
+	} else {
+		urls := sortURLs(g.URLs)
+		g.URLs, n = urls, len(urls)
+		chunks = sitemap.Chunks(urls, e.cfg.PartSize)
+		for _, c := range chunks {
+			p, ch, perr := e.encodePart(r, g.Dir, c)
+			names, parts, changed = append(names, p.name), append(parts, p), changed || ch
+			if err = perr; err != nil {
+				break
+			}
 		}
 	}
 	if e.dry != nil {
-		e.dry.group(g.Dir, len(urls), names)
+		e.dry.group(g.Dir, n, names)
 	}
 	if err != nil {
+		st.published = nil // some of its parts may land
 		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err))
 		return false
 	}
@@ -92,7 +94,10 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			old = e.publishedParts(g.Dir)
 		}
 	}
-	s := staging{upd: u, urls: len(urls), due: g.Due, feed: e.groupEntries(urls)}
+	s := staging{upd: u, urls: n, due: g.Due, feed: e.groupEntries(g.URLs)}
+	if e.mem != nil {
+		s.parts = parts
+	}
 	// What the read found is kept for the page store's append (a rebuild;
 	// a full build wrote it to the new store already) and for what the
 	// daemon holds of a group memory does not. A full build without memory
@@ -104,7 +109,7 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			s.read = u.Set // a refresh: the directories it re-read
 		}
 	}
-	prev := len(urls) // the same bytes list the same URLs
+	prev := n // the same bytes list the same URLs
 	// Equal bytes in as many files: not one URL or lastmod changed. A
 	// group that failed last time may have lost its files with its
 	// directory, so it is compared whatever its files say.
@@ -117,11 +122,11 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			// symlinks): what it published is in its files, not yet
 			// replaced (the commit comes later).
 			published := e.readURLs(old)
-			s.changes = tree.Diff(published, urls)
+			s.changes = tree.Diff(published, g.URLs)
 			prev = len(published)
 		}
 	}
-	r.account(e, g, prev, len(urls), s.changes.Removed)
+	r.account(e, g, prev, n, s.changes.Removed)
 	if e.mem == nil {
 		// Nothing remembers the update (a build): kept until the commit,
 		// it would keep every listing of the tree alive.
@@ -146,9 +151,49 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		r.stale = append(append(r.stale, old...), oldText...)
 	}
 	r.rep.Groups++
-	r.rep.URLs += len(urls)
+	r.rep.URLs += n
 	r.rep.Sitemaps += len(names)
 	return true
+}
+
+// viewURLs computes the URLs of a group a change refreshed
+// (scan.Group.FromView), for a full encoding, or returns what encodeLocal
+// needs to compute those of the parts it touched only. Either way the
+// group's Due is computed over all its pages.
+func (e *Engine) viewURLs(r *run, g *scan.Group, st *group, u *tree.Update) *localParts {
+	if !g.FromView {
+		return nil
+	}
+	if l := e.local(r, g.Dir, st, u); l != nil {
+		g.Due = e.scan.Due(u.View, r.now)
+		return l
+	}
+	g.URLs, g.Due = e.scan.URLs(u.View, r.now)
+	return nil
+}
+
+// sortURLs sorts URLs by Loc, keeping one of each Loc: the order, and the
+// parts, of a group's sitemap.
+func sortURLs(urls []sitemap.URL) []sitemap.URL {
+	slices.SortFunc(urls, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
+	return slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
+}
+
+// encodePart encodes one part of a group's sitemap and stages it if its
+// bytes differ from its file's; it returns what is remembered of it.
+func (e *Engine) encodePart(r *run, dir string, c sitemap.Chunk) (p part, changed bool, err error) {
+	p = part{
+		name:  path.Join(dir, e.outName(config.ChunkName(e.cfg.SitemapName, c.Key))),
+		first: c.URLs[0].Loc, last: c.URLs[len(c.URLs)-1].Loc, n: len(c.URLs),
+		ends: c.Key != "" && !c.Sized,
+	}
+	e.partsEncoded++
+	err = e.enc.URLSet(c.URLs, func(data []byte) error {
+		_, ch, err := e.put(r.batch, r.rep, p.name, data)
+		changed = changed || ch
+		return err
+	})
+	return p, changed, err
 }
 
 // publishText encodes and stages a group's text sitemaps, one a chunk,

@@ -65,6 +65,7 @@ type staging struct {
 	due     int64
 	read    map[string]*tree.Listing
 	feed    []feed.Entry // its first entries of the feed of changes
+	parts   []part       // the group's parts (daemon mode), remembered once they land
 }
 
 func (e *Engine) begin(full bool) *run {
@@ -466,6 +467,7 @@ func (e *Engine) commit(r *run) {
 			if g := e.groups[dir]; g != nil {
 				g.urls, g.due = st.urls, st.due
 				e.setEntries(g, st.feed)
+				e.landed(g, st.parts)
 			} else {
 				e.feedStale = true // the group is empty now
 			}
@@ -473,7 +475,7 @@ func (e *Engine) commit(r *run) {
 	}
 	for dir := range bad {
 		g := e.state(dir)
-		g.parts, g.textParts, g.urls = e.publishedParts(dir), e.publishedTextParts(dir), -1
+		g.parts, g.textParts, g.urls, g.published = e.publishedParts(dir), e.publishedTextParts(dir), -1, nil
 		e.unknownEntries(g)
 	}
 }

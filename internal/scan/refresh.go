@@ -12,7 +12,8 @@ import (
 
 // Refresh re-reads the dirty directories of a group that mem remembers
 // (and any directory below them it has not seen), and returns the group as
-// it will be, with the update to remember once it is published. A
+// it will be, with the update to remember once it is published; its URLs
+// are left to compute from the update's View (Group.FromView). A
 // directory with names listed is only looked at for those entries. ok is
 // false when the group must be walked whole instead: one a symlink has
 // appeared in. A group that could not be read whole has Err set and no
@@ -82,8 +83,7 @@ func (s *Scanner) Refresh(ctx context.Context, mem *tree.Memory, group string, d
 		}
 	}
 	w.Summary()
-	urls, due := s.URLs(u.View, o.Now)
-	return &Group{Dir: group, URLs: urls, Due: due, Own: scan.Own, Temps: scan.Temps, Left: scan.Left, Relinked: scan.Relinked}, u, true, nil
+	return &Group{Dir: group, FromView: true, Own: scan.Own, Temps: scan.Temps, Left: scan.Left, Relinked: scan.Relinked}, u, true, nil
 }
 
 // refreshNames reads the named entries of dir into a new listing of it,

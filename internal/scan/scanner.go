@@ -106,7 +106,12 @@ func (s *Scanner) PageLoc(dir, name string) string {
 // name and length when it was read).
 func (s *Scanner) pageURL(dir, name string, t int64, now time.Time) sitemap.URL {
 	up := s.loc.PagePath(dir, name)
-	u := sitemap.URL{Loc: s.loc.Loc(up), LastMod: tree.LastMod(t, now)}
+	return s.urlAt(up, s.loc.Loc(up), t, now)
+}
+
+// urlAt is the URL entry of a page at site path up, whose URL is loc.
+func (s *Scanner) urlAt(up, loc string, t int64, now time.Time) sitemap.URL {
+	u := sitemap.URL{Loc: loc, LastMod: tree.LastMod(t, now)}
 	if r := matchRule(s.rules, up); r != nil {
 		u.ChangeFreq, u.Priority = r.changefreq, r.priority
 	}
@@ -124,7 +129,7 @@ func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) (urls []sit
 	for d, l := range dirs {
 		l.Each(func(i int, name string, t int64) {
 			u := s.pageURL(d, name, t, now)
-			if u.LastMod.IsZero() && (due == 0 || t < due) {
+			if toCome(t, now) && (due == 0 || t < due) {
 				due = t
 			}
 			h := l.Head(i)

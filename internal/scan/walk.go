@@ -29,6 +29,10 @@ type Group struct {
 	// "" is the root. The group's sitemap lives in this directory.
 	Dir  string
 	URLs []sitemap.URL
+	// FromView is set when URLs and Due are not computed (Refresh): they
+	// are those of the pages of the Update's View (Scanner.URLs), which a
+	// change may compute in part only (URLsIn).
+	FromView bool
 	// Err is set when part of the group could not be read; its URLs are
 	// then incomplete and must not replace a published sitemap.
 	Err error

@@ -14,6 +14,10 @@ type Chunk struct {
 	// had unchunked.
 	Key  string
 	URLs []URL // a subslice of the URLs given
+	// Sized is set when the chunk ends only because the URL after it would
+	// have broken the limits: then where it ends depends on that URL too,
+	// not on its own URLs alone.
+	Sized bool
 }
 
 // Chunks cuts URLs, sorted by Loc, into parts whose boundaries depend on
@@ -37,9 +41,9 @@ func Chunks(urls []URL, target int) []Chunk {
 		n := i - start + 1
 		size += maxEncodedLen(u)
 		cut := target > 0 && n >= max(target/4, 1) && xxhash.Sum64String(u.Loc)%uint64(target) == 0
-		full := n == maxN || (i+1 < len(urls) && size+maxEncodedLen(&urls[i+1]) > MaxBytes-maxDocOverhead)
-		if cut || full {
-			out = append(out, Chunk{Key: chunkKey(u.Loc), URLs: urls[start : i+1]})
+		sized := i+1 < len(urls) && size+maxEncodedLen(&urls[i+1]) > MaxBytes-maxDocOverhead
+		if cut || n == maxN || sized {
+			out = append(out, Chunk{Key: chunkKey(u.Loc), URLs: urls[start : i+1], Sized: sized && !cut && n != maxN})
 			start, size = i+1, 0
 		}
 	}
