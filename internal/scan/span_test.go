@@ -1,0 +1,74 @@
+package scan
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// TestURLsInIsURLsCut: for random spans over a group of directories with
+// names that percent-encoding reorders (spaces, &, %, accents, CJK, an
+// emoji), index files and pretty URLs, URLsIn returns exactly the URLs of
+// URLs whose Locs the span holds, directories skipped by prefix included.
+func TestURLsInIsURLsCut(t *testing.T) {
+	for _, pretty := range []bool{false, true} {
+		root := t.TempDir()
+		cfg, err := config.Load([]byte(fmt.Sprintf("root: %s\nbase_url: https://d.test/\nstate_dir: \"\"\npages: {pretty_urls: %v}\n", root, pretty)), filepath.Join(root, "sitemapd.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := New(cfg, nil, siteurl.New(cfg), Options{MTimeOnly: true})
+		r := rand.New(rand.NewPCG(1, 2))
+		odd := []string{"", " ", "&", "%", "é", "日本", "🚀", "-", "~", "z"}
+		dirs := map[string]*tree.Listing{}
+		for range 40 {
+			d := "g"
+			for range r.IntN(3) {
+				d += "/" + odd[r.IntN(len(odd))] + "d" + odd[r.IntN(len(odd))]
+			}
+			var pages []tree.Page
+			seen := map[string]bool{}
+			for range 1 + r.IntN(30) {
+				name := odd[r.IntN(len(odd))] + fmt.Sprint(r.IntN(100)) + odd[r.IntN(len(odd))] + ".html"
+				if r.IntN(10) == 0 {
+					name = "index.html"
+				}
+				if !seen[name] {
+					seen[name] = true
+					pages = append(pages, tree.Page{Name: name, Time: int64(r.IntN(1e9)) * 1e9})
+				}
+			}
+			slices.SortFunc(pages, func(a, b tree.Page) int { return strings.Compare(a.Name, b.Name) })
+			dirs[d] = tree.NewListing(pages, 0, nil, tree.DirID{})
+		}
+		now := time.Now()
+		all, _ := s.URLs(dirs, now)
+		slices.SortFunc(all, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
+		for range 300 {
+			sp := Span{After: all[r.IntN(len(all))].Loc, Through: all[r.IntN(len(all))].Loc, FromStart: r.IntN(8) == 0, ToEnd: r.IntN(8) == 0}
+			var want []string
+			for _, u := range all {
+				if sp.Holds(u.Loc) {
+					want = append(want, u.Loc)
+				}
+			}
+			var got []string
+			for _, u := range s.URLsIn(dirs, sp, now) {
+				got = append(got, u.Loc)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("pretty %v, span %+v: %d URLs, want %d", pretty, sp, len(got), len(want))
+			}
+		}
+	}
+}
