@@ -209,11 +209,22 @@ func (p *Publisher) Check(name string, data []byte) (same bool, err error) {
 	if data == nil || st.Size() != int64(len(data)) || !bytes.Equal(head, data[:n]) {
 		return false, nil
 	}
-	rest, err := io.ReadAll(f)
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", p.abs(name), err)
+	// Compared a block at a time: a part of a large sitemap is megabytes,
+	// and reading it whole would double what a change allocates.
+	buf := make([]byte, max(1, min(len(data)-n, 64<<10)))
+	for rest := data[n:]; len(rest) > 0; {
+		m, err := io.ReadFull(f, buf[:min(len(buf), len(rest))])
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return false, fmt.Errorf("read %s: %w", p.abs(name), err)
+		}
+		if m == 0 || !bytes.Equal(buf[:m], rest[:m]) {
+			return false, nil
+		}
+		rest = rest[m:]
 	}
-	return bytes.Equal(rest, data[n:]), nil
+	// The file may have grown since it was stated.
+	m, _ := f.Read(buf[:min(len(buf), 1)])
+	return m == 0, nil
 }
 
 func kind(m fs.FileMode) string {

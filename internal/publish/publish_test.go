@@ -102,6 +102,23 @@ func TestUnchangedIsNotRewritten(t *testing.T) {
 	if changed := put(t, p, map[string]string{"s.xml": "MINE diff"}); len(changed) != 1 {
 		t.Error("changed bytes of equal length were not written")
 	}
+	// Past the head and the first block compared (64 KiB): the bytes
+	// after them count too.
+	long := "MINE " + strings.Repeat("x", 200<<10)
+	put(t, p, map[string]string{"l.xml": long})
+	for _, at := range []int{600, 64<<10 + 600, len(long) - 1} {
+		b := []byte(long)
+		b[at] = 'y'
+		if changed := put(t, p, map[string]string{"l.xml": string(b)}); len(changed) != 1 {
+			t.Errorf("a byte changed at %d of %d was not written", at, len(long))
+		}
+		if changed := put(t, p, map[string]string{"l.xml": long}); len(changed) != 1 {
+			t.Errorf("the byte changed back at %d was not written", at)
+		}
+	}
+	if changed := put(t, p, map[string]string{"l.xml": long}); len(changed) != 0 {
+		t.Errorf("identical long bytes were staged: %v", changed)
+	}
 }
 
 func TestRefusesForeignFiles(t *testing.T) {
