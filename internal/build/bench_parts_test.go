@@ -91,6 +91,12 @@ func BenchmarkUpdateDense(b *testing.B) {
 					}
 				}
 			}
+			b.StopTimer()
+			// The changes published what a full build writes.
+			fresh, _ := newEngine(b, cfg)
+			if rep, err := fresh.Build(context.Background()); err != nil || len(rep.Written)+len(rep.Removed) > 0 {
+				b.Fatalf("a full build after the changes wrote %v, removed %v (%v)", rep.Written, rep.Removed, err)
+			}
 			b.ReportMetric(float64(written)/float64(b.N), "written-B/op")
 			if st, err := os.Stat(filepath.Join(cfg.OutputRoot(), cfg.IndexName)); err == nil {
 				b.ReportMetric(float64(st.Size()), "index-B")

@@ -65,6 +65,20 @@ func chunkKey(loc string) string {
 // maxDocOverhead bounds a document's header, namespaces and close.
 const maxDocOverhead = 1024
 
+// approxLen is about the bytes AppendURL writes for u, to size the
+// encoder's buffer: its URL, alternates and images, escaped as they
+// mostly are (not at all), plus their markup.
+func approxLen(u *URL) int {
+	n := len(u.Loc) + 96
+	for _, a := range u.Alternates {
+		n += 56 + len(a.Lang) + len(a.Href)
+	}
+	for _, img := range u.Images {
+		n += 48 + len(img)
+	}
+	return n
+}
+
 // maxEncodedLen bounds the bytes AppendURL writes for u: XML escaping at
 // most sextuples a byte (`"` is `&quot;`), and the markup around each
 // value is under 100 bytes.

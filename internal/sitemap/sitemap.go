@@ -104,20 +104,20 @@ func (e Encoder) URLSet(urls []URL, emit func(part []byte) error) error {
 		ns += ` xmlns:image="` + ImageNamespace + `"`
 	}
 	open := e.header() + `<urlset ` + ns + `>` + "\n"
-	return encode(urls, AppendURL, func(u *URL) string { return u.Loc }, open, urlsetClose, emit)
+	return encode(urls, AppendURL, approxLen, open, urlsetClose, emit)
 }
 
 // Index encodes refs as one or more <sitemapindex> documents.
 func (e Encoder) Index(refs []Ref, emit func(part []byte) error) error {
 	open := e.header() + `<sitemapindex xmlns="` + Namespace + `">` + "\n"
-	return encode(refs, appendRef, func(r *Ref) string { return r.Loc }, open, indexClose, emit)
+	return encode(refs, appendRef, func(r *Ref) int { return len(r.Loc) + 96 }, open, indexClose, emit)
 }
 
 // Text encodes urls as one or more text sitemaps: one URL a line, within
 // the same limits as a <urlset>. Text sitemaps carry no marker (there is
 // no room for one): callers keep their own record of the ones they wrote.
 func Text(urls []URL, emit func(part []byte) error) error {
-	return encode(urls, appendLine, func(u *URL) string { return u.Loc }, "", "", emit)
+	return encode(urls, appendLine, func(u *URL) int { return len(u.Loc) + 1 }, "", "", emit)
 }
 
 func appendLine(dst []byte, u *URL) []byte {
@@ -133,14 +133,13 @@ func EncodeURLSet(urls []URL, emit func(part []byte) error) error {
 // EncodeIndex is Encoder{}.Index.
 func EncodeIndex(refs []Ref, emit func(part []byte) error) error { return Encoder{}.Index(refs, emit) }
 
-func encode[T any](items []T, appendItem func([]byte, *T) []byte, loc func(*T) string, open, close string, emit func([]byte) error) error {
+func encode[T any](items []T, appendItem func([]byte, *T) []byte, approx func(*T) int, open, close string, emit func([]byte) error) error {
 	// Size the buffer once: growing it by doubling costs more than the
-	// encoding itself. An entry is its URL plus under 96 bytes of markup
-	// (alternates and images, rarer, may grow it).
+	// encoding itself. approx is about an entry's encoded length.
 	first := items[:min(len(items), MaxItems)]
 	size := len(open) + len(close)
 	for i := range first {
-		size += len(loc(&first[i])) + 96
+		size += approx(&first[i])
 	}
 	s := splitter{open: open, close: close, emit: emit, buf: make([]byte, 0, min(size, MaxBytes))}
 	for i := range items {
