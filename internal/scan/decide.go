@@ -58,7 +58,15 @@ func (s *Scanner) decide(log *zap.Logger, info head.Info, path, loc, rel string)
 		}
 	}
 	if rules.Hreflang {
+		// Sized first: the packed string is kept with the page (in the
+		// walk's groups, and for as long as the daemon runs), and a
+		// builder grown by doubling would keep up to twice its bytes.
+		n := 0
+		for _, a := range info.Alternates {
+			n += len(a.Lang) + len(a.Href) + 2
+		}
 		var b strings.Builder
+		b.Grow(n)
 		for _, a := range info.Alternates {
 			if len(a.Href) > sitemap.MaxLocLen {
 				log.Warn("page head: hreflang link longer than the protocol allows for a URL, left out",
