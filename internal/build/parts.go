@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sort"
 	"syscall"
-	"time"
 
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -45,7 +44,7 @@ func (e *Engine) stampOf(name string) fileStamp {
 	}
 	return fileStamp{
 		ino: int64(st.Ino), size: st.Size,
-		mtime: time.Unix(st.Mtim.Unix()).UnixNano(), ctime: time.Unix(st.Ctim.Unix()).UnixNano(),
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
 	}
 }
 
@@ -119,8 +118,8 @@ func (e *Engine) touched(old, cur map[string]*tree.Listing) []string {
 }
 
 // encodeLocal encodes and stages the parts of a group a change touched,
-// and returns all its parts, as a full encoding (encodeAll) of its URLs
-// would cut them, and how many URLs they list. Parts are cut where the
+// and returns all its parts, cut as encoding all its URLs would cut them,
+// and how many URLs they list. Parts are cut where the
 // URLs say (sitemap.Chunks): a part's end depends on its own URLs, and on
 // the URL after it only when it is not cut (Chunk.Sized, or the last
 // part). So the parts that hold a touched URL (or whose file is no longer
