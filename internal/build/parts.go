@@ -87,7 +87,7 @@ func (e *Engine) touched(old, cur map[string]*tree.Listing) []string {
 	var locs []string
 	type entry struct {
 		t    int64
-		alts string
+		head tree.Head
 	}
 	for d, ol := range old {
 		cl := cur[d]
@@ -95,10 +95,10 @@ func (e *Engine) touched(old, cur map[string]*tree.Listing) []string {
 			continue
 		}
 		before := map[string]entry{}
-		ol.Each(func(i int, name string, t int64) { before[name] = entry{t, ol.Head(i).Alts} })
+		ol.Each(func(i int, name string, t int64) { before[name] = entry{t, ol.Head(i)} })
 		if cl != nil {
 			cl.Each(func(i int, name string, t int64) {
-				if prev, ok := before[name]; !ok || prev != (entry{t, cl.Head(i).Alts}) {
+				if prev, ok := before[name]; !ok || prev != (entry{t, cl.Head(i)}) {
 					locs = append(locs, e.scan.PageLoc(d, name))
 				}
 				delete(before, name)

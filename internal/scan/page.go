@@ -68,7 +68,7 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 		return tree.Page{}, false
 	}
 	p.URL.LastMod = w.lastMod(g, p.Time, rel, !p.Head.Hidden())
-	p.URL.Alternates, p.URL.Images = tree.Alternates(p.Head.Alts), tree.Images(p.Head.Images)
+	p.URL = withHead(p.URL, p.Head)
 	return p, true
 }
 

@@ -118,6 +118,13 @@ func (s *Scanner) urlAt(up, loc string, t int64, now time.Time) sitemap.URL {
 	return u
 }
 
+// withHead completes a remembered page's URL entry with what its head
+// said: URLs and URLsIn both take it from here.
+func withHead(u sitemap.URL, h tree.Head) sitemap.URL {
+	u.Alternates, u.Images = tree.Alternates(h.Alts), tree.Images(h.Images)
+	return u
+}
+
 // URLs computes the URLs of a group's remembered directories, unsorted,
 // and when the first of them still to come is due (Group.Due).
 func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) (urls []sitemap.URL, due int64) {
@@ -132,9 +139,7 @@ func (s *Scanner) URLs(dirs map[string]*tree.Listing, now time.Time) (urls []sit
 			if toCome(t, now) && (due == 0 || t < due) {
 				due = t
 			}
-			h := l.Head(i)
-			u.Alternates, u.Images = tree.Alternates(h.Alts), tree.Images(h.Images)
-			out = append(out, u)
+			out = append(out, withHead(u, l.Head(i)))
 		})
 	}
 	return out, due

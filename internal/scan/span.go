@@ -44,9 +44,7 @@ func (s *Scanner) URLsIn(dirs map[string]*tree.Listing, sp Span, now time.Time) 
 			if !sp.Holds(loc) {
 				return
 			}
-			u := s.urlAt(up, loc, t, now)
-			u.Alternates = tree.Alternates(l.Head(i).Alts)
-			out = append(out, u)
+			out = append(out, withHead(s.urlAt(up, loc, t, now), l.Head(i)))
 		})
 	}
 	return out
