@@ -20,6 +20,11 @@ func (sp Span) Holds(loc string) bool {
 	return (sp.FromStart || loc > sp.After) && (sp.ToEnd || loc <= sp.Through)
 }
 
+// holdsBytes is Holds for a Loc in bytes, without making it a string.
+func (sp Span) holdsBytes(loc []byte) bool {
+	return (sp.FromStart || string(loc) > sp.After) && (sp.ToEnd || string(loc) <= sp.Through)
+}
+
 // mayHold reports whether a directory whose pages' Locs all begin with
 // prefix may have one in the span. A page's Loc is its directory's (the
 // prefix, which an index file's Loc is) followed by its escaped name, in
@@ -34,17 +39,20 @@ func (sp Span) mayHold(prefix string) bool {
 // in the span is skipped whole, by the prefix all their Locs share.
 func (s *Scanner) URLsIn(dirs map[string]*tree.Listing, sp Span, now time.Time) []sitemap.URL {
 	var out []sitemap.URL
+	var buf []byte
 	for d, l := range dirs {
-		if !sp.mayHold(s.loc.Loc(s.loc.PagePath(d, ""))) {
+		prefix := s.loc.Loc(s.loc.PagePath(d, ""))
+		if !sp.mayHold(prefix) {
 			continue
 		}
+		// A page's URL is made only if it is in the span: the others are
+		// told by its bytes, in a buffer used again.
 		l.Each(func(i int, name string, t int64) {
-			up := s.loc.PagePath(d, name)
-			loc := s.loc.Loc(up)
-			if !sp.Holds(loc) {
+			buf = s.loc.AppendName(append(buf[:0], prefix...), name)
+			if !sp.holdsBytes(buf) {
 				return
 			}
-			out = append(out, withHead(s.urlAt(up, loc, t, now), l.Head(i)))
+			out = append(out, withHead(s.urlAt(s.loc.PagePath(d, name), string(buf), t, now), l.Head(i)))
 		})
 	}
 	return out

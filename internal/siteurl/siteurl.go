@@ -90,14 +90,29 @@ func (l *Locator) PagePath(relDir, name string) string {
 		b.WriteString(relDir)
 		b.WriteByte('/')
 	}
+	b.WriteString(l.pageName(name))
+	return b.String()
+}
+
+// pageName is what a page's base name becomes at the end of its site
+// path: nothing for an index file, the name less ".html" with pretty URLs,
+// else the name.
+func (l *Locator) pageName(name string) string {
 	if _, ok := l.indexFiles[name]; ok {
-		return b.String()
+		return ""
 	}
 	if l.pretty && strings.HasSuffix(name, ".html") && len(name) > len(".html") {
-		name = name[:len(name)-len(".html")]
+		return name[:len(name)-len(".html")]
 	}
-	b.WriteString(name)
-	return b.String()
+	return name
+}
+
+// AppendName appends what follows the URL of a page's directory (the Loc
+// of its site path PagePath(dir, "")) in the page's URL: its escaped
+// pageName. It lets a caller that holds the directory's URL tell where a
+// page's URL sorts without making it.
+func (l *Locator) AppendName(dst []byte, name string) []byte {
+	return appendSegment(dst, l.pageName(name))
 }
 
 // Loc is the absolute, percent-encoded URL of a site path as PagePath

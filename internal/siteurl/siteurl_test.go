@@ -121,3 +121,23 @@ func TestAbsolute(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendName: a page's URL is its directory's URL followed by
+// AppendName, for index files, pretty URLs and names percent-encoding
+// changes.
+func TestAppendName(t *testing.T) {
+	for _, pretty := range []bool{false, true} {
+		cfg := config.Default()
+		cfg.BaseURL = "https://example.com/base/"
+		cfg.Pages.PrettyURLs = pretty
+		l := New(&cfg)
+		for _, dir := range []string{"", "blog", "a b/ü & c"} {
+			for _, name := range []string{"index.html", "index.htm", "p.html", ".html", "a b#?%.html", "日本.htm", "x.pdf", "🚀.html"} {
+				want := l.Loc(l.PagePath(dir, name))
+				if got := l.Loc(l.PagePath(dir, "")) + string(l.AppendName(nil, name)); got != want {
+					t.Errorf("pretty %v, %q in %q: %q, want %q", pretty, name, dir, got, want)
+				}
+			}
+		}
+	}
+}
