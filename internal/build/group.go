@@ -61,7 +61,7 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	changed := false
 	var err error
 	for _, c := range chunks {
-		name := path.Join(g.Dir, e.outName(config.ChunkName(e.cfg.SitemapName, c.Key)))
+		name := e.partName(g.Dir, c.Key)
 		names = append(names, name)
 		err = e.enc.URLSet(c.URLs, func(part []byte) error {
 			_, ch, err := e.put(r.batch, r.rep, name, part)
@@ -195,7 +195,7 @@ func (e *Engine) claimed(p string, index []string) bool {
 	if g := e.groups[e.depth.GroupOf(tree.Parent(p))]; g != nil && (slices.Contains(g.parts, p) || slices.Contains(g.textParts, p)) {
 		return true
 	}
-	return slices.Contains(index, p)
+	return slices.Contains(index, p) || e.claimsExtra(p)
 }
 
 // remembered is what memory holds of a group (nil without memory).

@@ -122,6 +122,9 @@ func (e *Engine) publishIndex(rep *Report) error {
 			refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
 		}
 	}
+	extra, xerr := e.extraRefs()
+	refs = append(refs, extra...)
+	errs = append(errs, xerr)
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
 	batch := e.pub.Begin()
 	n := 0
