@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/urlfile"
@@ -91,6 +93,17 @@ func (e *Engine) partName(dir, key string) string {
 		name = path.Join(dir, e.outName(config.ChunkName(e.cfg.SitemapName, config.OwnKey)))
 	}
 	return name
+}
+
+// appHint adds to the refusal of a foreign file in the way of a group's
+// sitemap how to have it listed instead, when it may be an app's.
+func (e *Engine) appHint(err error) error {
+	var fe *publish.ForeignError
+	if errors.As(err, &fe) && config.IsPartName(filepath.Base(fe.Path), e.cfg.SitemapName) {
+		return fmt.Errorf("%w (if an application writes it, list its URL in extra_sitemaps: sitemapd then lists it in the index and writes the group's own as %s)",
+			err, e.outName(config.ChunkName(e.cfg.SitemapName, config.OwnKey)))
+	}
+	return err
 }
 
 // UpdateURLFiles republishes the sitemaps of the given extra_urls files

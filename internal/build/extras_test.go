@@ -132,8 +132,8 @@ func TestExtras(t *testing.T) {
 	// way again: the group fails, naming it, and the file is left alone.
 	cfg = loadConfig(t, baseConfig, root, fmt.Sprintf("extra_urls: [%q]\n", urls))
 	plain, _ := newEngine(t, cfg)
-	if _, err := plain.Build(context.Background()); err == nil || !strings.Contains(err.Error(), filepath.Join(root, "docs/sitemap.xml")) {
-		t.Errorf("err = %v, want the app's sitemap named", err)
+	if _, err := plain.Build(context.Background()); err == nil || !strings.Contains(err.Error(), filepath.Join(root, "docs/sitemap.xml")) || !strings.Contains(err.Error(), "extra_sitemaps") {
+		t.Errorf("err = %v, want the app's sitemap named, and extra_sitemaps", err)
 	}
 	if s := read(t, filepath.Join(root, "docs/sitemap.xml")); s != "<urlset>the app's</urlset>" {
 		t.Errorf("the app's sitemap was touched: %q", s)

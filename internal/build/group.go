@@ -76,7 +76,7 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		e.dry.group(g.Dir, len(urls), names)
 	}
 	if err != nil {
-		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err))
+		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), e.appHint(err)))
 		return false
 	}
 	st.textParts = nil
