@@ -307,3 +307,30 @@ func TestURLFileDateToCome(t *testing.T) {
 		t.Errorf("changes %v, due %v", rep.Changes, e.Due())
 	}
 }
+
+// TestURLFileGzipOutputDir: gzipped, into a separate output tree, a URL
+// file's sitemap is found again by the next build (nothing rewritten) and
+// removed once the file leaves the configuration.
+func TestURLFileGzipOutputDir(t *testing.T) {
+	root := site(t, "index.html")
+	out := filepath.Join(filepath.Dir(root), "out")
+	os.MkdirAll(out, 0o755)
+	urls := filepath.Join(filepath.Dir(root), "list")
+	writeLines(t, urls, "https://static.test/app/a", "https://static.test/app/b\t2024-02-03")
+	opts := fmt.Sprintf("gzip: true\noutput_dir: %q\n", out)
+	cfg := loadConfig(t, baseConfig, root, opts+fmt.Sprintf("extra_urls: [%q]\n", urls))
+	e, _ := newEngine(t, cfg)
+	mustBuild(t, e)
+	sm := filepath.Join(out, "sitemap-urls-list.xml.gz")
+	if got := string(gunzip(t, []byte(read(t, sm)))); !strings.Contains(got, "<loc>https://static.test/app/b</loc><lastmod>2024-02-03T00:00:00Z</lastmod>") {
+		t.Errorf("%s:\n%s", sm, got)
+	}
+	if err := checkFullBuildAgrees(t, cfg); err != nil {
+		t.Error(err)
+	}
+	cfg = loadConfig(t, baseConfig, root, opts)
+	e, _ = newEngine(t, cfg)
+	if rep := mustBuild(t, e); !slices.Contains(rep.Removed, sm) {
+		t.Errorf("removed %v, want %s", rep.Removed, sm)
+	}
+}
