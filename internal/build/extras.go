@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -170,21 +169,13 @@ func (e *Engine) publishURLFile(r *run, x *urlFile) {
 	if old == nil {
 		old = e.publishedPartsOf("", x.name)
 	}
-	var names []string
-	changed := false
-	for _, c := range sitemap.Chunks(urls, e.cfg.PartSize) {
-		name := e.outName(config.ChunkName(x.name, c.Key))
-		names = append(names, name)
-		err = e.enc.URLSet(c.URLs, func(part []byte) error {
-			_, ch, err := e.put(r.batch, r.rep, name, part)
-			changed = changed || ch
-			return err
-		})
-		if err != nil {
-			x.parts, x.failed = old, true
-			r.errs = append(r.errs, fmt.Errorf("extra_urls %s: sitemap not updated: %w", x.file, err))
-			return
-		}
+	names, changed, err := e.stageChunks(r, sitemap.Chunks(urls, e.cfg.PartSize), func(key string) string {
+		return e.outName(config.ChunkName(x.name, key))
+	})
+	if err != nil {
+		x.parts, x.failed = old, true
+		r.errs = append(r.errs, fmt.Errorf("extra_urls %s: sitemap not updated: %w", x.file, err))
+		return
 	}
 	s := urlStaging{listed: urls, due: due}
 	if (e.mem != nil || e.owe != nil) && (changed || len(names) != len(old) || x.failed || !x.known) {
@@ -304,28 +295,17 @@ func (e *Engine) claimsExtra(p string) bool {
 	return x != nil && slices.Contains(x.parts, p)
 }
 
-// extraRefs are the index entries of the URL files' sitemaps (with their
-// files' mtimes, as a group's) and of the apps' sitemaps (without a
+// extraRefs appends the index entries of the URL files' sitemaps (with
+// their files' mtimes, as a group's) and of the apps' sitemaps (without a
 // lastmod: sitemapd does not know when an app's sitemap changes).
-func (e *Engine) extraRefs() ([]sitemap.Ref, error) {
-	var refs []sitemap.Ref
-	var errs []error
+func (e *Engine) extraRefs(refs []sitemap.Ref, errs *[]error) []sitemap.Ref {
 	for _, x := range e.urlFiles {
-		for _, n := range x.parts {
-			mt, err := e.modTime(n)
-			if err != nil {
-				if !errors.Is(err, os.ErrNotExist) {
-					errs = append(errs, fmt.Errorf("index: stat %s: %w", n, err))
-				}
-				continue
-			}
-			refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
-		}
+		refs = e.appendRefs(refs, x.parts, errs)
 	}
 	for _, loc := range e.appLocs {
 		refs = append(refs, sitemap.Ref{Loc: loc})
 	}
-	return refs, errors.Join(errs...)
+	return refs
 }
 
 // urlFilesListed counts the URLs the URL files' published sitemaps list,

@@ -57,21 +57,7 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	// Parts cut where the URLs say (sitemap.Chunks), so that a change
 	// rewrites the part it falls in and the index, not the whole group.
 	chunks := sitemap.Chunks(urls, e.cfg.PartSize)
-	var names []string
-	changed := false
-	var err error
-	for _, c := range chunks {
-		name := e.partName(g.Dir, c.Key)
-		names = append(names, name)
-		err = e.enc.URLSet(c.URLs, func(part []byte) error {
-			_, ch, err := e.put(r.batch, r.rep, name, part)
-			changed = changed || ch
-			return err
-		})
-		if err != nil {
-			break
-		}
-	}
+	names, changed, err := e.stageChunks(r, chunks, func(key string) string { return e.partName(g.Dir, key) })
 	if e.dry != nil {
 		e.dry.group(g.Dir, len(urls), names)
 	}
@@ -149,6 +135,26 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	r.rep.URLs += len(urls)
 	r.rep.Sitemaps += len(names)
 	return true
+}
+
+// stageChunks encodes chunks as sitemaps and stages each whose bytes
+// changed, named by name(key). It returns the names, whether any file
+// changes, and the first error, at which it stops (names then ends with
+// the chunk that failed).
+func (e *Engine) stageChunks(r *run, chunks []sitemap.Chunk, name func(key string) string) (names []string, changed bool, err error) {
+	for _, c := range chunks {
+		n := name(c.Key)
+		names = append(names, n)
+		err = e.enc.URLSet(c.URLs, func(part []byte) error {
+			_, ch, err := e.put(r.batch, r.rep, n, part)
+			changed = changed || ch
+			return err
+		})
+		if err != nil {
+			return names, changed, err
+		}
+	}
+	return names, changed, nil
 }
 
 // publishText encodes and stages a group's text sitemaps, one a chunk,
