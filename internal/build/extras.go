@@ -59,6 +59,7 @@ type urlStaging struct {
 type urlRun struct {
 	staged map[*urlFile]urlStaging
 	saved  map[*urlFile]urlFile
+	gone   tree.Changes // the URLs of sitemaps of files no longer configured
 }
 
 // initExtras sets up the engine's URL files and the paths of the apps'
@@ -130,6 +131,28 @@ func (e *Engine) publishURLFiles(r *run) {
 			e.publishURLFile(r, x)
 		}
 	}
+	if r.full && (e.mem != nil || e.owe != nil) {
+		r.urls.gone = e.droppedURLs(r.stale)
+	}
+}
+
+// droppedURLs returns, as removed, the URLs that sitemaps of URL files no
+// longer configured list: a full build met them among the outputs (by
+// name, config.IsExtraName), and removes them, as a page's URL goes with
+// its file.
+func (e *Engine) droppedURLs(outputs []string) tree.Changes {
+	var dropped []string
+	for _, p := range outputs {
+		if !strings.Contains(p, "/") && e.cfg.IsExtraName(p) && e.urlFileOf(p) == nil && !slices.Contains(dropped, p) {
+			if ok, _ := e.pub.Owned(p); ok {
+				dropped = append(dropped, p)
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		return tree.Changes{}
+	}
+	return tree.Diff(e.readURLs(dropped), nil)
 }
 
 // publishURLFile reads one URL file and stages its sitemap's parts, as
@@ -226,7 +249,7 @@ func listedLastmods(urls []sitemap.URL) map[string]string {
 
 // owedByURLFiles is what the URL files' staged publishes change.
 func (r *run) owedByURLFiles() tree.Changes {
-	var c tree.Changes
+	c := r.urls.gone
 	for _, x := range slices.SortedFunc(maps.Keys(r.urls.staged), byFile) {
 		c.Merge(r.urls.staged[x].changes)
 	}
@@ -255,6 +278,9 @@ func (e *Engine) urlFileOf(name string) *urlFile {
 // read again at the next change or full build.
 func (e *Engine) settleURLFiles(r *run, failed map[string]error) []error {
 	var errs []error
+	if e.mem != nil {
+		r.rep.Changes.Merge(r.urls.gone)
+	}
 	bad := map[*urlFile]bool{}
 	for name, ferr := range failed {
 		if x := e.urlFileOf(name); x != nil {

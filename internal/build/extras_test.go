@@ -334,3 +334,22 @@ func TestURLFileGzipOutputDir(t *testing.T) {
 		t.Errorf("removed %v, want %s", rep.Removed, sm)
 	}
 }
+
+// TestURLFileDropped: a URL file taken out of extra_urls takes its sitemap
+// with it, and its URLs are owed as removed, as a page's with its file.
+func TestURLFileDropped(t *testing.T) {
+	root, _, cfg, _ := extraSite(t, "", "https://static.test/one", "https://static.test/two")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	cfg = loadConfig(t, baseConfig, root, "extra_sitemaps: [https://static.test/docs/sitemap.xml]\n")
+	var owed tree.Changes
+	e, _ = newEngine(t, cfg, WithChanges(), WithWriteAhead(func(c tree.Changes, _ bool) error { owed.Merge(c); return nil }))
+	rep := mustBuild(t, e)
+	want := []string{"https://static.test/one", "https://static.test/two"}
+	if !slices.Equal(owed.Removed, want) || !slices.Equal(rep.Changes.Removed, want) {
+		t.Errorf("owed %v, reported %v; want %v removed", owed, rep.Changes, want)
+	}
+	if exists(filepath.Join(root, "sitemap-urls-shop.xml")) {
+		t.Error("its sitemap stayed")
+	}
+}
