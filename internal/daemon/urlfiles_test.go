@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
 
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -145,4 +150,70 @@ func TestURLFiles(t *testing.T) {
 	h.waitFor("the file back", func() bool { return h.urlSitemapHas("https://static.test/back") })
 	h.sync()
 	h.checkOracle()
+}
+
+// fakeEvents is a fileEvents fed by the test.
+type fakeEvents struct {
+	ev   chan fsnotify.Event
+	errc chan error
+}
+
+func (f *fakeEvents) Add(string) error              { return nil }
+func (f *fakeEvents) Events() <-chan fsnotify.Event { return f.ev }
+func (f *fakeEvents) Errors() <-chan error          { return f.errc }
+func (f *fakeEvents) Close() error                  { return nil }
+
+// TestSettleURLFiles: the URL files' events are batched as the root's
+// are: one batch per burst, once settled; a steady stream of changes is
+// still sent within maxDelay; other files of the directory are not
+// reported; an overflow reports every file.
+func TestSettleURLFiles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const settle, maxDelay = 100 * time.Millisecond, time.Second
+		src := &fakeEvents{ev: make(chan fsnotify.Event), errc: make(chan error)}
+		files := []string{"/etc/a.urls", "/etc/b.urls"}
+		out := make(chan []string)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go settleURLFiles(ctx, src, files, settle, maxDelay, out)
+		expect := func(what string, want []string, after time.Duration) {
+			t.Helper()
+			start := time.Now()
+			select {
+			case got := <-out:
+				if fmt.Sprint(got) != fmt.Sprint(want) || time.Since(start) != after {
+					t.Errorf("%s: %v after %v, want %v after %v", what, got, time.Since(start), want, after)
+				}
+			case <-time.After(time.Hour):
+				t.Fatalf("%s: nothing sent", what)
+			}
+		}
+		for _, name := range []string{"/etc/a.urls", "/etc/other", "/etc/a.urls"} {
+			src.ev <- fsnotify.Event{Name: name, Op: fsnotify.Write}
+		}
+		expect("a burst", []string{"/etc/a.urls"}, settle)
+
+		// A change every settle/2: never quiet, sent once maxDelay has
+		// passed since the first.
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case src.ev <- fsnotify.Event{Name: "/etc/b.urls", Op: fsnotify.Create}:
+				}
+				time.Sleep(settle / 2)
+			}
+		}()
+		expect("a steady stream", []string{"/etc/b.urls"}, maxDelay)
+		close(stop)
+		synctest.Wait()
+		select { // the stream's last change, if it came after the batch
+		case <-out:
+		case <-time.After(2 * settle):
+		}
+		src.errc <- fsnotify.ErrEventOverflow
+		expect("an overflow", files, settle)
+	})
 }
