@@ -177,7 +177,11 @@ func (e *Engine) publishURLFile(r *run, x *urlFile) {
 	var urls []sitemap.URL
 	var due int64
 	for _, en := range entries {
-		u := sitemap.URL{Loc: en.Loc}
+		u, ok := e.scan.Judge(en.Loc)
+		if !ok {
+			e.log.Warn("extra_urls: not listed: robots.txt disallows it", zap.String("path", fmt.Sprintf("%s:%d", x.file, en.Line)), zap.String("url", en.Loc))
+			continue
+		}
 		if en.Time.After(r.now) {
 			// As a page's future mtime: no lastmod until it comes.
 			if due == 0 || en.Time.UnixNano() < due {

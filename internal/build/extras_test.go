@@ -353,3 +353,36 @@ func TestURLFileDropped(t *testing.T) {
 		t.Error("its sitemap stayed")
 	}
 }
+
+// TestURLFileRules: a URL file's URLs are listed by the rules pages are:
+// robots.txt keeps one out (with a warning naming file and line) until it
+// allows it, and pages.rules give changefreq and priority by path.
+func TestURLFileRules(t *testing.T) {
+	root, urls, _, _ := extraSite(t, "", "https://static.test/app/a", "https://static.test/app/private/b", "https://static.test/other")
+	os.WriteFile(filepath.Join(root, "robots.txt"), []byte("User-agent: *\nDisallow: /app/private/\n"), 0o644)
+	cfg := loadConfig(t, baseConfig, root, fmt.Sprintf("extra_urls: [%q]\nextra_sitemaps: [https://static.test/docs/sitemap.xml]\n", urls)+
+		"pages:\n  rules: [{match: \"/app/**\", changefreq: daily, priority: 0.3}]\n")
+	e, logs := newEngine(t, cfg)
+	mustBuild(t, e)
+	sm := read(t, filepath.Join(root, "sitemap-urls-shop.xml"))
+	for _, want := range []string{
+		"<url><loc>https://static.test/app/a</loc><changefreq>daily</changefreq><priority>0.3</priority></url>",
+		"<url><loc>https://static.test/other</loc></url>",
+	} {
+		if !strings.Contains(sm, want) {
+			t.Errorf("lacks %s:\n%s", want, sm)
+		}
+	}
+	if strings.Contains(sm, "/app/private/") {
+		t.Errorf("lists what robots.txt disallows:\n%s", sm)
+	}
+	if w := warnings(logs, root); !strings.Contains(w, `robots.txt disallows it path="TMP/etc/shop.urls:2"`) {
+		t.Errorf("warnings:\n%s", w)
+	}
+	os.WriteFile(filepath.Join(root, "robots.txt"), []byte("User-agent: *\nDisallow: /nothing/\n"), 0o644)
+	mustBuild(t, e)
+	if sm := read(t, filepath.Join(root, "sitemap-urls-shop.xml")); !strings.Contains(sm, "/app/private/b") {
+		t.Errorf("robots.txt allows it now:\n%s", sm)
+	}
+	xsdtest.Validate(t, filepath.Join(root, "sitemap-urls-shop.xml"))
+}

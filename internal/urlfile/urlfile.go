@@ -39,6 +39,7 @@ const MaxLine = 8 << 10
 type Entry struct {
 	Loc  string // as config.Config.SiteURL returns it
 	Time time.Time
+	Line int // where the file states it
 }
 
 // Warning is a line refused.
@@ -103,7 +104,7 @@ func Read(r io.Reader, file string, cfg *config.Config) ([]Entry, []Warning, err
 			continue
 		}
 		first[loc] = n
-		out = append(out, Entry{Loc: loc, Time: t})
+		out = append(out, Entry{Loc: loc, Time: t, Line: n})
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Loc, b.Loc) })
 	return out, warns, nil
