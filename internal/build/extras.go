@@ -31,8 +31,8 @@ import (
 // its sitemap is a pure function of its bytes (and of the time, for a date
 // still to come); one that cannot be read (missing, unreadable) fails
 // alone and keeps the sitemap it published, as a group that cannot be read
-// does, so that a file lost by mistake does not empty a site: removing the
-// file from extra_urls is how its sitemap goes.
+// does, so that a file lost by mistake does not empty a site: emptying the
+// file, or taking it out of extra_urls, is how its URLs go.
 
 // urlFile is what the engine knows of one extra_urls file between
 // publishes.
