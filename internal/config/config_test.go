@@ -114,8 +114,9 @@ func TestBadConfigs(t *testing.T) {
 			`extras.bad.yml:8: extra_sitemaps[4]: "https://www.sitemapd.test/sitemap-urls-x.xml" is named like the sitemap of an extra_urls file`,
 			`extras.bad.yml:9: extra_sitemaps[5]: "https://www.sitemapd.test/blog/sitemap-0123456789ab.xml" is named like a part of sitemapd's own sitemaps`,
 			`extras.bad.yml:10: extra_sitemaps[6]: "https://www.sitemapd.test/shop/" names a directory`,
-			`extras.bad.yml:13: extra_urls[1]: the directory of `,
-			`extras.bad.yml:14: extra_urls[2]: `, `would publish its URLs as sitemap-urls-a.xml, like extra_urls[0]`,
+			`extras.bad.yml:11: extra_sitemaps[7]: "https://www.sitemapd.test/changes.atom" is sitemapd's own feed`,
+			`extras.bad.yml:15: extra_urls[1]: the directory of `,
+			`extras.bad.yml:16: extra_urls[2]: `, `would publish its URLs as sitemap-urls-a.xml, like extra_urls[0]`,
 		}},
 		{"values.bad.yml", []string{
 			"values.bad.yml:1: root: stat ",

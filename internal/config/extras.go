@@ -126,6 +126,8 @@ func (c *Config) validateExtras(bad func(key, format string, args ...any)) {
 			bad(key, "%q names a directory, not a sitemap file", raw)
 		case dir == "" && IsPartName(name, c.IndexName):
 			bad(key, "%q is sitemapd's own index (index_name %q): it would list itself", raw, c.IndexName)
+		case dir == "" && c.Feed.Name != "" && name == c.Feed.Name:
+			bad(key, "%q is sitemapd's own feed (feed.name %q)", raw, c.Feed.Name)
 		case dir == "" && c.IsExtraName(name):
 			bad(key, "%q is named like the sitemap of an extra_urls file (%s*.xml), which sitemapd writes", raw, strings.TrimSuffix(c.SitemapName, ".xml")+extraInfix)
 		case IsPartName(name, c.SitemapName) && strings.TrimSuffix(name, ".gz") != c.SitemapName:
