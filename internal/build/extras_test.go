@@ -17,26 +17,6 @@ import (
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
 )
 
-// urlsetOf reads a sitemap with encoding/xml, not sitemapd's own reader:
-// loc -> lastmod as written.
-func urlsetOf(t *testing.T, p string) map[string]string {
-	t.Helper()
-	var us struct {
-		URLs []struct {
-			Loc     string `xml:"loc"`
-			LastMod string `xml:"lastmod"`
-		} `xml:"url"`
-	}
-	if err := xml.Unmarshal([]byte(read(t, p)), &us); err != nil {
-		t.Fatalf("%s: %v", p, err)
-	}
-	out := map[string]string{}
-	for _, u := range us.URLs {
-		out[u.Loc] = u.LastMod
-	}
-	return out
-}
-
 // indexOf reads the root index with encoding/xml: loc -> lastmod.
 func indexOf(t *testing.T, root string) map[string]string {
 	t.Helper()
@@ -87,7 +67,7 @@ func TestExtras(t *testing.T) {
 	if _, err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got := urlsetOf(t, filepath.Join(root, "sitemap-urls-shop.xml"))
+	got := lastmods(t, filepath.Join(root, "sitemap-urls-shop.xml"))
 	want := map[string]string{
 		"https://static.test/shop/":           "2024-05-01T00:00:00Z",
 		"https://static.test/shop/item?id=42": "2024-05-01T08:30:00Z",
@@ -104,7 +84,7 @@ func TestExtras(t *testing.T) {
 	if s := read(t, filepath.Join(root, "docs/sitemap.xml")); s != "<urlset>the app's</urlset>" {
 		t.Errorf("the app's sitemap was touched: %q", s)
 	}
-	if got := urlsetOf(t, filepath.Join(root, "docs/sitemap-sitemapd.xml")); len(got) != 1 || !slices.Contains(slices.Collect(maps.Keys(got)), "https://static.test/docs/a.html") {
+	if got := lastmods(t, filepath.Join(root, "docs/sitemap-sitemapd.xml")); len(got) != 1 || !slices.Contains(slices.Collect(maps.Keys(got)), "https://static.test/docs/a.html") {
 		t.Errorf("docs/sitemap-sitemapd.xml lists %v", got)
 	}
 	idx := indexOf(t, root)
@@ -161,7 +141,7 @@ func TestURLFileParts(t *testing.T) {
 	got := map[string]string{}
 	idx := indexOf(t, root)
 	for _, p := range parts {
-		for loc, lm := range urlsetOf(t, p) {
+		for loc, lm := range lastmods(t, p) {
 			if _, dup := got[loc]; dup {
 				t.Errorf("%s in two parts", loc)
 			}
@@ -289,7 +269,7 @@ func TestURLFileDateToCome(t *testing.T) {
 	e, _ := newEngine(t, cfg, WithChanges(), withClock(func() time.Time { return now }))
 	mustBuild(t, e)
 	sm := filepath.Join(root, "sitemap-urls-shop.xml")
-	if got := urlsetOf(t, sm); got["https://static.test/soon"] != "" || got["https://static.test/past"] != "2024-12-31T00:00:00Z" {
+	if got := lastmods(t, sm); got["https://static.test/soon"] != "" || got["https://static.test/past"] != "2024-12-31T00:00:00Z" {
 		t.Errorf("listed %v", got)
 	}
 	if due := e.Due(); !due.Equal(time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC)) {
@@ -300,7 +280,7 @@ func TestURLFileDateToCome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := urlsetOf(t, sm); got["https://static.test/soon"] != "2025-01-02T00:00:00Z" {
+	if got := lastmods(t, sm); got["https://static.test/soon"] != "2025-01-02T00:00:00Z" {
 		t.Errorf("after its date: %v", got)
 	}
 	if !slices.Equal(rep.Changes.Changed, []string{"https://static.test/soon"}) || !e.Due().IsZero() {
