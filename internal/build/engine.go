@@ -53,6 +53,10 @@ type Engine struct {
 	text       *textrecord.Record // text sitemaps written, by hash
 	pages      pageState          // what is kept of pages beyond the sitemaps
 
+	urlFiles    []*urlFile      // extra_urls, in the configuration's order (extras.go)
+	appSitemaps map[string]bool // extra_sitemaps on the output tree, by path from its root
+	appLocs     []string        // extra_sitemaps as <loc>s, sorted
+
 	owe     func(tree.Changes, bool) error // WithWriteAhead
 	force   bool                           // no shrink guard (WithForce)
 	dry     *dryRun                        // WithDryRun: what a publish would do
@@ -154,6 +158,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		MTimeOnly: why != "",
 	})
 	e.loadRobots()
+	e.initExtras()
 	e.enc.Stylesheet = cfg.Stylesheet
 	if cfg.Stylesheet == "builtin" {
 		e.enc.Stylesheet = e.loc.File(config.StylesheetFile)
@@ -267,7 +272,7 @@ func (e *Engine) Listed() (groups, urls int) {
 			urls += g.urls
 		}
 	}
-	return groups, urls
+	return groups, urls + e.urlFilesListed()
 }
 
 // Progress counts the work of the engine's publishes since New: directory
@@ -302,7 +307,7 @@ func (e *Engine) track(w *scan.Walk) func() {
 // future) is due, for a Rebuild of DueGroups then: the page has no
 // lastmod until that time. The zero time when none is.
 func (e *Engine) Due() time.Time {
-	var first int64
+	first := e.urlFilesDue()
 	for _, g := range e.groups {
 		if g.due != 0 && (first == 0 || g.due < first) {
 			first = g.due

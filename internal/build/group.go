@@ -65,20 +65,15 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		urls := sortURLs(g.URLs)
 		g.URLs, n = urls, len(urls)
 		chunks = sitemap.Chunks(urls, e.cfg.PartSize)
-		for _, c := range chunks {
-			p, ch, perr := e.encodePart(r, g.Dir, c)
-			names, parts, changed = append(names, p.name), append(parts, p), changed || ch
-			if err = perr; err != nil {
-				break
-			}
-		}
+		parts, changed, err = e.stageChunks(r, chunks, func(key string) string { return e.partName(g.Dir, key) })
+		names = partNames(parts)
 	}
 	if e.dry != nil {
 		e.dry.group(g.Dir, n, names)
 	}
 	if err != nil {
 		st.published = nil // some of its parts may land
-		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), err))
+		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), e.appHint(err)))
 		return false
 	}
 	st.textParts = nil
@@ -179,11 +174,12 @@ func sortURLs(urls []sitemap.URL) []sitemap.URL {
 	return slices.CompactFunc(urls, func(a, b sitemap.URL) bool { return a.Loc == b.Loc })
 }
 
-// encodePart encodes one part of a group's sitemap and stages it if its
-// bytes differ from its file's; it returns what is remembered of it.
-func (e *Engine) encodePart(r *run, dir string, c sitemap.Chunk) (p part, changed bool, err error) {
+// encodePart encodes one part of a sitemap, to be named name, and stages
+// it if its bytes differ from its file's; it returns what is remembered
+// of it.
+func (e *Engine) encodePart(r *run, name string, c sitemap.Chunk) (p part, changed bool, err error) {
 	p = part{
-		name:  path.Join(dir, e.outName(config.ChunkName(e.cfg.SitemapName, c.Key))),
+		name:  name,
 		first: c.URLs[0].Loc, last: c.URLs[len(c.URLs)-1].Loc, n: len(c.URLs),
 		ends: c.Key != "" && !c.Sized,
 	}
@@ -194,6 +190,21 @@ func (e *Engine) encodePart(r *run, dir string, c sitemap.Chunk) (p part, change
 		return err
 	})
 	return p, changed, err
+}
+
+// stageChunks encodes chunks as sitemaps and stages each whose bytes
+// changed, named by name(key). It returns the parts, whether any file
+// changes, and the first error, at which it stops (the parts then end
+// with the chunk that failed).
+func (e *Engine) stageChunks(r *run, chunks []sitemap.Chunk, name func(key string) string) (parts []part, changed bool, err error) {
+	for _, c := range chunks {
+		p, ch, err := e.encodePart(r, name(c.Key), c)
+		parts, changed = append(parts, p), changed || ch
+		if err != nil {
+			return parts, changed, err
+		}
+	}
+	return parts, changed, nil
 }
 
 // publishText encodes and stages a group's text sitemaps, one a chunk,
@@ -240,7 +251,7 @@ func (e *Engine) claimed(p string, index []string) bool {
 	if g := e.groups[e.depth.GroupOf(tree.Parent(p))]; g != nil && (slices.Contains(g.parts, p) || slices.Contains(g.textParts, p)) {
 		return true
 	}
-	return slices.Contains(index, p)
+	return slices.Contains(index, p) || e.claimsExtra(p)
 }
 
 // remembered is what memory holds of a group (nil without memory).
@@ -342,4 +353,13 @@ func (e *Engine) readURLs(names []string) map[string]string {
 		f.Close()
 	}
 	return urls
+}
+
+// partNames are the file names of parts, in order.
+func partNames(parts []part) []string {
+	names := make([]string, len(parts))
+	for i, p := range parts {
+		names[i] = p.name
+	}
+	return names
 }

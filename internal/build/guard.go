@@ -173,6 +173,7 @@ func (e *Engine) refuse(r *run, err *ShrinkError) (*Report, error) {
 	if e.dry != nil {
 		e.dry.refuse()
 	}
+	e.restoreURLFiles(r)
 	for dir, prev := range r.saved {
 		if prev == nil {
 			delete(e.groups, dir)

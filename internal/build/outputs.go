@@ -111,17 +111,9 @@ func (e *Engine) publishIndex(rep *Report) error {
 	var refs []sitemap.Ref
 	var errs []error
 	for _, g := range e.groups {
-		for _, n := range g.parts {
-			mt, err := e.modTime(n)
-			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					errs = append(errs, fmt.Errorf("index: stat %s: %w", filepath.Join(e.outDir, n), err))
-				}
-				continue
-			}
-			refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
-		}
+		refs = e.appendRefs(refs, g.parts, &errs)
 	}
+	refs = e.extraRefs(refs, &errs)
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
 	batch := e.pub.Begin()
 	n := 0
@@ -144,6 +136,23 @@ func (e *Engine) publishIndex(rep *Report) error {
 		errs = append(errs, fmt.Errorf("index not updated: %w", ferr))
 	}
 	return errors.Join(errs...)
+}
+
+// appendRefs appends the index entries of sitemap files (relative to the
+// output root), each with its file's mtime, the time its content last
+// changed; files that are not there are left out.
+func (e *Engine) appendRefs(refs []sitemap.Ref, names []string, errs *[]error) []sitemap.Ref {
+	for _, n := range names {
+		mt, err := e.modTime(n)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				*errs = append(*errs, fmt.Errorf("index: stat %s: %w", filepath.Join(e.outDir, n), err))
+			}
+			continue
+		}
+		refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
+	}
+	return refs
 }
 
 // indexNames lists the index files of the last publish.

@@ -182,7 +182,7 @@ func (e *Engine) encodeLocal(r *run, dir string, l *localParts) (names []string,
 			hit[j] = true
 		}
 		for _, c := range chunks {
-			p, ch, err := e.encodePart(r, dir, c)
+			p, ch, err := e.encodePart(r, e.partName(dir, c.Key), c)
 			if err != nil {
 				return nil, nil, false, 0, err
 			}

@@ -50,6 +50,8 @@ type run struct {
 	left         scan.LeftOut
 	saved        map[string]*group
 	gone         tree.Changes // a full walk's pages of groups it did not meet
+
+	urls urlRun // the extra_urls files' publishes (extras.go)
 }
 
 // staging is what a group's publish will change once its files are
@@ -168,6 +170,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	// longer enters (excluded since, or no longer a group): they go too,
 	// unless a group claims them again.
 	r.stale = append(r.stale, e.indexedParts()...)
+	e.publishURLFiles(r)
 	return e.finish(r)
 }
 
@@ -244,6 +247,7 @@ func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string]
 			r.temps = append(r.temps, rd.g.Temps...)
 		}
 	}
+	e.publishURLFiles(r)
 	return e.finish(r)
 }
 
@@ -412,6 +416,7 @@ func (e *Engine) writeAhead(r *run) {
 	for _, dir := range slices.Sorted(maps.Keys(r.staged)) {
 		owed.Merge(r.staged[dir].changes)
 	}
+	owed.Merge(r.owedByURLFiles())
 	files := len(r.rep.Written) > 0
 	if owed.Empty() && !files {
 		return
@@ -443,8 +448,12 @@ func (e *Engine) commit(r *run) {
 	failed, err := e.commitFiles(r.batch, r.rep)
 	e.text.Settle(failed)
 	r.errs = append(r.errs, err)
+	r.errs = append(r.errs, e.settleURLFiles(r, failed)...)
 	bad := map[string]bool{}
 	for name, ferr := range failed {
+		if e.urlFileOf(name) != nil {
+			continue // settleURLFiles's
+		}
 		dir := tree.Parent(name)
 		bad[dir] = true
 		if ferr = e.groupFailed(dir, ferr); ferr != nil {

@@ -91,6 +91,17 @@ type Config struct {
 	// empty a site. `sitemapd build -force` makes one publish anyway.
 	ShrinkGuard bool `yaml:"shrink_guard"`
 
+	// ExtraSitemaps are the URLs of sitemaps an application on the same
+	// site writes (under BaseURL), listed in the root index next to
+	// sitemapd's own; sitemapd never writes nor removes them. One at the
+	// path of a group's sitemap displaces the group's last part to
+	// OwnName's name (extras.go).
+	ExtraSitemaps []string `yaml:"extra_sitemaps"`
+	// ExtraURLs are files of URLs (one a line, optionally a tab and a W3C
+	// date), each published as a sitemap of its own at the root of the
+	// output, named by ExtraName. Absolute after Load.
+	ExtraURLs []string `yaml:"extra_urls"`
+
 	// StateDir holds what the notifier still owes each endpoint and the
 	// page store. Its default is DefaultStateDir.
 	StateDir string `yaml:"state_dir"`

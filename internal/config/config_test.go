@@ -107,6 +107,17 @@ func TestBadConfigs(t *testing.T) {
 			`images.bad.yml:5: pages.image_hosts[2]: "*.sitemapd.test" must be a host name`,
 			`images.bad.yml:5: pages.image_hosts[3]: "img.sitemapd.test:" must be a host name`,
 		}},
+		{"extras.bad.yml", []string{
+			`extras.bad.yml:5: extra_sitemaps[1]: "https://elsewhere.test/sitemap.xml" is not under base_url https://www.sitemapd.test/`,
+			`extras.bad.yml:6: extra_sitemaps[2]: "https://www.sitemapd.test/sitemap_index.xml" is sitemapd's own index`,
+			`extras.bad.yml:7: extra_sitemaps[3]: "https://WWW.sitemapd.test/shop/sitemap.xml" is extra_sitemaps[0] already`,
+			`extras.bad.yml:8: extra_sitemaps[4]: "https://www.sitemapd.test/sitemap-urls-x.xml" is named like the sitemap of an extra_urls file`,
+			`extras.bad.yml:9: extra_sitemaps[5]: "https://www.sitemapd.test/blog/sitemap-0123456789ab.xml" is named like a part of sitemapd's own sitemaps`,
+			`extras.bad.yml:10: extra_sitemaps[6]: "https://www.sitemapd.test/shop/" names a directory`,
+			`extras.bad.yml:11: extra_sitemaps[7]: "https://www.sitemapd.test/changes.atom" is sitemapd's own feed`,
+			`extras.bad.yml:15: extra_urls[1]: the directory of `,
+			`extras.bad.yml:16: extra_urls[2]: `, `would publish its URLs as sitemap-urls-a.xml, like extra_urls[0]`,
+		}},
 		{"values.bad.yml", []string{
 			"values.bad.yml:1: root: stat ",
 			"values.bad.yml:2: base_url: \"ftp://example.com/\" must start with http:// or https://",
@@ -288,5 +299,33 @@ func TestShippedConfig(t *testing.T) {
 		if strings.Contains(s, retired) {
 			t.Errorf("it ships the retired ping URL %s", retired)
 		}
+	}
+}
+
+func TestExtraNames(t *testing.T) {
+	c := Default()
+	for file, want := range map[string]string{
+		"/etc/sitemapd/example.com.urls": "sitemap-urls-example.com.xml",
+		"/srv/shop urls.txt":             "sitemap-urls-shop-urls.xml",
+		"/srv/.urls":                     "sitemap-urls-urls.xml",
+		"/srv/list":                      "sitemap-urls-list.xml",
+	} {
+		name := c.ExtraName(file)
+		if name != want {
+			t.Errorf("ExtraName(%q) = %q, want %q", file, name, want)
+		}
+		// Never a part of a group's sitemap nor of the index: the names
+		// sitemapd gives its other outputs.
+		if IsPartName(name, c.SitemapName) || IsPartName(name, c.IndexName) || !c.IsExtraName(name) || !c.IsExtraName(name+".gz") {
+			t.Errorf("%s: named like another output, or not known as an extra", name)
+		}
+	}
+	for _, name := range []string{"sitemap.xml", "sitemap-urls-.xml", "sitemap-0123456789ab.xml", "sitemap_index.xml", "sitemap-urls-a.txt"} {
+		if c.IsExtraName(name) {
+			t.Errorf("IsExtraName(%q) is true", name)
+		}
+	}
+	if !IsPartName("sitemap-sitemapd.xml", "sitemap.xml") || ChunkName("sitemap.xml", OwnKey) != "sitemap-sitemapd.xml" {
+		t.Error("the displaced part's name is not a part of sitemap_name")
 	}
 }

@@ -289,6 +289,8 @@ func (c *Config) validate(lines map[string]int) error {
 		}
 	}
 
+	c.validateExtras(bad)
+
 	if c.StateDir != "" {
 		c.StateDir = c.resolve(c.StateDir)
 	} else if len(c.Notify.Endpoints) > 0 {
@@ -384,8 +386,9 @@ func ChunkName(name, key string) string {
 }
 
 // IsPartName reports whether file is some part of name (ignoring a ".gz"
-// suffix): name itself, "stem-N.xml" for N >= 2 (PartName), or
-// "stem-KEY.xml" for a 12-hex-digit key (ChunkName).
+// suffix): name itself, "stem-N.xml" for N >= 2 (PartName),
+// "stem-KEY.xml" for a 12-hex-digit key (ChunkName), or "stem-sitemapd.xml"
+// (OwnKey: the last part of a group an app's sitemap displaces).
 func IsPartName(file, name string) bool {
 	file = strings.TrimSuffix(file, ".gz")
 	if file == name {
@@ -397,7 +400,7 @@ func IsPartName(file, name string) bool {
 		return false
 	}
 	num := file[len(stem) : len(file)-len(ext)]
-	if isChunkKey(num) {
+	if isChunkKey(num) || num == OwnKey {
 		return true
 	}
 	n, err := strconv.Atoi(num)

@@ -67,6 +67,7 @@ func startConfig(t *testing.T, body string) *harness {
 		reload: make(chan struct{}, 1), configFor: func(extra string) string { return testConfig + extra }}
 	os.MkdirAll(h.root, 0o755)
 	os.MkdirAll(filepath.Join(dir, "outside"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "etc"), 0o755) // for extra_urls files
 	h.write("index.html")
 	if err := os.WriteFile(h.cfgPath, []byte(body), 0o644); err != nil {
 		t.Fatal(err)

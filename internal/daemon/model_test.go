@@ -22,7 +22,7 @@ func TestModel(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			// Every feature that writes files is on: text sitemaps, the
-			// feed and images too.
+			// feed, images and an extra_urls file too.
 			// The shrink guard is off: it refuses (in the daemon as in the
 			// full build it is compared with) what random steps may well
 			// do, leave out most of the site; TestShrinkGuard* test it.
@@ -91,13 +91,29 @@ func (m *model) play() {
 		m.h.t.Logf("waiting %v for the last future mtime to pass", wait.Round(time.Millisecond))
 		time.Sleep(wait + 200*time.Millisecond)
 	}
+	// The URL file's events reach the daemon on another stream than the
+	// root's, whose events sync waits for: a last write, waited for, puts
+	// its latest change behind. (A URL file that cannot be read keeps its
+	// sitemap, in the daemon as in a full build, which then fails:
+	// build.TestURLFileMissing checks that.)
+	m.h.t.Log("rewrite the URL file for the oracle")
+	m.writeURLFile(true, "https://static.test/app/final")
+	m.h.waitFor("the URL file's last version", func() bool {
+		parts, _ := filepath.Glob(m.h.path("sitemap-urls-site*.xml"))
+		for _, p := range parts {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "https://static.test/app/final") {
+				return true
+			}
+		}
+		return false
+	})
 	m.h.sync()
 }
 
 // modelConfig is the model's configuration, beyond testConfig.
 func modelConfig(exclude []string) string {
 	// A short feed, so that random changes move its entries often.
-	c := "formats: [xml, txt]\nshrink_guard: false\nfeed: {name: changes.atom, entries: 5}\n" +
+	c := "formats: [xml, txt]\nshrink_guard: false\nfeed: {name: changes.atom, entries: 5}\nextra_urls: [etc/site.urls]\n" +
 		"pages:\n  images: true\n  image_hosts: [cdn.static.test]\n"
 	if exclude != nil {
 		c += fmt.Sprintf("  exclude: [%q]\n", exclude[0])
@@ -170,7 +186,19 @@ func (m *model) step(i int) {
 		}
 		return
 	}
-	switch op := r.IntN(20); op {
+	switch op := r.IntN(22); op {
+	case 20: // the URL file rewritten, in place or by a rename over it
+		renameOver := r.IntN(2) == 0
+		logf("rewrite the URL file (rename over it: %v)", renameOver)
+		m.writeURLFile(renameOver)
+	case 21: // the URL file removed (its sitemap stays as it was), or back
+		if r.IntN(3) > 0 {
+			logf("write the URL file")
+			m.writeURLFile(false)
+			break
+		}
+		logf("rm the URL file")
+		os.Remove(h.urlFile())
 	case 0, 1: // create
 		f := filepath.Join(m.dir(), m.name())
 		logf("create %s", f)
@@ -360,4 +388,21 @@ func (m *model) step(i int) {
 			os.Chmod(h.path(f), mode)
 		}
 	}
+}
+
+// writeURLFile writes the URL file anew: more, and about half of a pool of
+// 3,000 URLs (more than one part's), each with a date of a few, or none,
+// and now and then a line that is refused.
+func (m *model) writeURLFile(renameOver bool, more ...string) {
+	lines := more
+	dates := []string{"", "\t2024-01-01", "\t2024-06-01T12:00:00+02:00"}
+	for i := range 3000 {
+		if m.r.IntN(2) == 0 {
+			lines = append(lines, fmt.Sprintf("https://static.test/app/%d%s", i, dates[m.r.IntN(len(dates))]))
+		}
+	}
+	if m.r.IntN(4) == 0 {
+		lines = append(lines, "https://elsewhere.test/refused", "https://static.test/app/bad-date\t2024-13-01")
+	}
+	m.h.writeURLs(renameOver, lines...)
 }

@@ -184,6 +184,9 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 		}
 	}()
 
+	urlFiles, stopURLFiles := watchURLFiles(ctx, d.mux.Source(), eng.URLFiles(), cfg.Watch.Settle, cfg.Watch.MaxDelay, s.log)
+	defer stopURLFiles()
+
 	// The notifier holds the state directory while this configuration
 	// serves; its runs stop (requests canceled, nothing owed lost) first.
 	notifier, err := ping.New(cfg, s.log, ping.WithVersion(d.opts.Version))
@@ -292,6 +295,8 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 			default:
 				publish(Change, func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
 			}
+		case files := <-urlFiles:
+			publish(URLFiles, func() (*build.Report, error) { return eng.UpdateURLFiles(ctx, files) })
 		case <-rescan:
 			publish(PeriodicRescan, func() (*build.Report, error) { return eng.Build(ctx) })
 		case <-alive:

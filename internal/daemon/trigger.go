@@ -23,6 +23,9 @@ const (
 	// mtime, from clock skew or a build host ahead) has come: they get a
 	// lastmod now.
 	Due
+	// URLFiles is a change of extra_urls files: their sitemaps are
+	// published again.
+	URLFiles
 )
 
 var triggerNames = [...]string{
@@ -33,6 +36,7 @@ var triggerNames = [...]string{
 	PeriodicRescan: "periodic rescan",
 	Retry:          "retry",
 	Due:            "pages due",
+	URLFiles:       "extra_urls changed",
 }
 
 func (t Trigger) String() string {
@@ -43,5 +47,5 @@ func (t Trigger) String() string {
 }
 
 // Full reports whether the publish walks the whole tree: all but Change,
-// Retry and Due, which rebuild only the groups they name.
-func (t Trigger) Full() bool { return t != Change && t != Retry && t != Due }
+// Retry and Due, which rebuild only the groups they name, and URLFiles.
+func (t Trigger) Full() bool { return t != Change && t != Retry && t != Due && t != URLFiles }

@@ -121,6 +121,7 @@ type Filter struct {
 	keyFiles map[string]string // IndexNow key file names -> their keys
 	extra    string            // the built-in stylesheet's name, if written
 	feed     string            // the feed's name, if written
+	extraURL func(string) bool // names of the sitemaps of extra_urls files
 }
 
 // NewFilter returns the filter of a validated configuration.
@@ -128,7 +129,7 @@ func NewFilter(cfg *config.Config) *Filter {
 	// Text sitemaps count as outputs even when they are off, so that the
 	// ones written before are found and removed (if the record says they
 	// are ours).
-	f := &Filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName()}, keyFiles: cfg.KeyFiles()}
+	f := &Filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName()}, keyFiles: cfg.KeyFiles(), extraURL: cfg.IsExtraName}
 	for _, e := range cfg.Pages.Extensions {
 		f.exts = append(f.exts, strings.ToLower(e))
 	}
@@ -145,8 +146,12 @@ func NewFilter(cfg *config.Config) *Filter {
 }
 
 // IsOutput reports whether a base name is one of sitemapd's sitemaps,
-// indexes or text sitemaps (some part of one, gzipped or not).
+// indexes or text sitemaps (some part of one, gzipped or not), those of
+// extra_urls files included.
 func (f *Filter) IsOutput(name string) bool {
+	if f.extraURL(name) {
+		return true
+	}
 	for _, o := range f.outputs {
 		if config.IsPartName(name, o) {
 			return true

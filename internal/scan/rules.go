@@ -1,12 +1,14 @@
 package scan
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
 
 // rule is a compiled config.Rule.
@@ -44,4 +46,27 @@ func matchRule(rules []rule, urlPath string) *rule {
 		}
 	}
 	return nil
+}
+
+// Judge lists a URL that is no page's (a line of an extra_urls file) by
+// the rules pages are listed by: it is left out if the docroot's
+// robots.txt disallows it (ok false), and takes the changefreq and
+// priority of the first of pages.rules its path matches. loc is under
+// base_url.
+func (s *Scanner) Judge(loc string) (u sitemap.URL, ok bool) {
+	u.Loc = loc
+	sp, under := s.loc.SitePath(loc)
+	if !under {
+		return u, false
+	}
+	if !s.robots.AllowsAll() && !s.robots.Allowed(sp) {
+		return u, false
+	}
+	p, _, _ := strings.Cut(sp, "?")
+	if up, err := url.PathUnescape(p); err == nil {
+		if r := matchRule(s.rules, up); r != nil {
+			u.ChangeFreq, u.Priority = r.changefreq, r.priority
+		}
+	}
+	return u, true
 }

@@ -1,0 +1,371 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/tree"
+	"github.com/sitemapd/sitemapd/internal/urlfile"
+)
+
+// This file publishes what is not a file of the document root: the
+// sitemaps of extra_urls files, each at the root of the output under its
+// own name (config.ExtraName), cut into parts like a group's; and the
+// applications' sitemaps of extra_sitemaps, which sitemapd lists in the
+// index but never writes nor removes.
+//
+// A URL file is to its sitemap what a group's directories are to theirs:
+// its sitemap is a pure function of its bytes (and of the time, for a date
+// still to come); one that cannot be read (missing, unreadable) fails
+// alone and keeps the sitemap it published, as a group that cannot be read
+// does, so that a file lost by mistake does not empty a site: emptying the
+// file, or taking it out of extra_urls, is how its URLs go.
+
+// urlFile is what the engine knows of one extra_urls file between
+// publishes.
+type urlFile struct {
+	file   string        // absolute path
+	name   string        // its sitemap's name, without .gz (config.ExtraName)
+	parts  []string      // its sitemap's files as last published; nil: not known, found on disk
+	listed []sitemap.URL // what those files list; nil unless known
+	known  bool          // listed is known (a publish of this engine landed)
+	failed bool          // its last read or publish failed
+	urls   int           // URLs listed; -1 when not known
+	due    int64         // when its first date still to come is due (Unix ns), 0 for none
+}
+
+// urlStaging is what a URL file's publish changes once its files land.
+type urlStaging struct {
+	changes tree.Changes
+	listed  []sitemap.URL
+	due     int64
+}
+
+// urlRun is a publish's share of URL files: what it staged, and their
+// state before it, restored if the shrink guard refuses the publish.
+type urlRun struct {
+	staged map[*urlFile]urlStaging
+	saved  map[*urlFile]urlFile
+	gone   tree.Changes // the URLs of sitemaps of files no longer configured
+}
+
+// initExtras sets up the engine's URL files and the paths of the apps'
+// sitemaps, from the configuration.
+func (e *Engine) initExtras() {
+	for _, f := range e.cfg.ExtraURLs {
+		e.urlFiles = append(e.urlFiles, &urlFile{file: f, name: e.cfg.ExtraName(f), urls: -1})
+	}
+	e.appSitemaps = map[string]bool{}
+	for _, raw := range e.cfg.ExtraSitemaps {
+		loc, err := e.cfg.SiteURL(raw) // checked by config.Load
+		if err != nil {
+			continue
+		}
+		e.appLocs = append(e.appLocs, loc)
+		if p, ok := e.loc.SitePath(loc); ok {
+			if rel, err := url.PathUnescape(strings.TrimPrefix(p, "/")); err == nil {
+				e.appSitemaps[rel] = true
+			}
+		}
+	}
+	slices.Sort(e.appLocs)
+}
+
+// partName is the file name of a group's part of key: ChunkName's, except
+// that the last part of a group whose sitemap's path is an app's sitemap
+// (extra_sitemaps) is named by config.OwnKey, leaving the app's file alone.
+func (e *Engine) partName(dir, key string) string {
+	name := path.Join(dir, e.outName(config.ChunkName(e.cfg.SitemapName, key)))
+	if key == "" && e.appSitemaps[name] {
+		name = path.Join(dir, e.outName(config.ChunkName(e.cfg.SitemapName, config.OwnKey)))
+	}
+	return name
+}
+
+// appHint adds to the refusal of a foreign file in the way of a group's
+// sitemap how to have it listed instead, when it may be an app's.
+func (e *Engine) appHint(err error) error {
+	var fe *publish.ForeignError
+	if errors.As(err, &fe) && config.IsPartName(filepath.Base(fe.Path), e.cfg.SitemapName) {
+		return fmt.Errorf("%w (if an application writes it, list its URL in extra_sitemaps: sitemapd then lists it in the index and writes the group's own as %s)",
+			err, e.outName(config.ChunkName(e.cfg.SitemapName, config.OwnKey)))
+	}
+	return err
+}
+
+// UpdateURLFiles republishes the sitemaps of the given extra_urls files
+// (absolute paths as configured; others are ignored) after they changed,
+// and the index.
+func (e *Engine) UpdateURLFiles(ctx context.Context, files []string) (*Report, error) {
+	r := e.begin(false)
+	for _, x := range e.urlFiles {
+		if slices.Contains(files, x.file) {
+			e.publishURLFile(r, x)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		e.abort(r)
+		return nil, err
+	}
+	return e.finish(r)
+}
+
+// publishURLFiles publishes the URL files a publish reads: every one in a
+// full build, those with a date come due otherwise.
+func (e *Engine) publishURLFiles(r *run) {
+	for _, x := range e.urlFiles {
+		if r.full || (x.due != 0 && x.due <= r.now.UnixNano()) {
+			e.publishURLFile(r, x)
+		}
+	}
+	if r.full && (e.mem != nil || e.owe != nil) {
+		r.urls.gone = e.droppedURLs(r.stale)
+	}
+}
+
+// droppedURLs returns, as removed, the URLs that sitemaps of URL files no
+// longer configured list: a full build met them among the outputs (by
+// name, config.IsExtraName), and removes them, as a page's URL goes with
+// its file.
+func (e *Engine) droppedURLs(outputs []string) tree.Changes {
+	var dropped []string
+	for _, p := range outputs {
+		if !strings.Contains(p, "/") && e.cfg.IsExtraName(p) && e.urlFileOf(p) == nil && !slices.Contains(dropped, p) {
+			if ok, _ := e.pub.Owned(p); ok {
+				dropped = append(dropped, p)
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		return tree.Changes{}
+	}
+	return tree.Diff(e.readURLs(dropped), nil)
+}
+
+// publishURLFile reads one URL file and stages its sitemap's parts, as
+// publishGroup does a group's. A file that cannot be read keeps what it
+// published.
+func (e *Engine) publishURLFile(r *run, x *urlFile) {
+	if r.urls.saved == nil {
+		r.urls = urlRun{staged: map[*urlFile]urlStaging{}, saved: map[*urlFile]urlFile{}}
+	}
+	if _, ok := r.urls.saved[x]; !ok {
+		r.urls.saved[x] = *x
+	}
+	entries, err := e.readURLFile(x.file)
+	if err != nil {
+		if x.parts == nil {
+			x.parts = e.publishedPartsOf("", x.name)
+		}
+		x.failed = true
+		r.errs = append(r.errs, fmt.Errorf("extra_urls: %w; its sitemap keeps the URLs it listed", err))
+		return
+	}
+	var urls []sitemap.URL
+	var due int64
+	for _, en := range entries {
+		u, ok := e.scan.Judge(en.Loc)
+		if !ok {
+			e.log.Warn("extra_urls: not listed: robots.txt disallows it", zap.String("path", fmt.Sprintf("%s:%d", x.file, en.Line)), zap.String("url", en.Loc))
+			continue
+		}
+		if en.Time.After(r.now) {
+			// As a page's future mtime: no lastmod until it comes.
+			if due == 0 || en.Time.UnixNano() < due {
+				due = en.Time.UnixNano()
+			}
+		} else {
+			u.LastMod = en.Time
+		}
+		urls = append(urls, u)
+	}
+	old := x.parts
+	if old == nil {
+		old = e.publishedPartsOf("", x.name)
+	}
+	parts, changed, err := e.stageChunks(r, sitemap.Chunks(urls, e.cfg.PartSize), func(key string) string {
+		return e.outName(config.ChunkName(x.name, key))
+	})
+	names := partNames(parts)
+	if err != nil {
+		x.parts, x.failed = old, true
+		r.errs = append(r.errs, fmt.Errorf("extra_urls %s: sitemap not updated: %w", x.file, err))
+		return
+	}
+	s := urlStaging{listed: urls, due: due}
+	if (e.mem != nil || e.owe != nil) && (changed || len(names) != len(old) || x.failed || !x.known) {
+		var published map[string]string
+		if x.known {
+			published = listedLastmods(x.listed)
+		} else {
+			published = e.readURLs(old)
+		}
+		s.changes = tree.Diff(published, urls)
+	}
+	r.urls.staged[x] = s
+	r.stale = append(r.stale, old...)
+	x.parts, x.failed = names, false
+	r.rep.URLs += len(urls)
+	r.rep.Sitemaps += len(names)
+}
+
+// readURLFile reads a URL file, logging the lines it refuses.
+func (e *Engine) readURLFile(file string) ([]urlfile.Entry, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, warns, err := urlfile.Read(f, file, e.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	for _, w := range warns {
+		e.log.Warn("extra_urls: line refused", zap.String("path", fmt.Sprintf("%s:%d", w.File, w.Line)), zap.String("reason", w.Msg))
+	}
+	return entries, nil
+}
+
+// listedLastmods is what sitemap.ReadURLs would read back of urls.
+func listedLastmods(urls []sitemap.URL) map[string]string {
+	m := make(map[string]string, len(urls))
+	for _, u := range urls {
+		var lm string
+		if !u.LastMod.IsZero() {
+			lm = string(sitemap.AppendTime(nil, u.LastMod))
+		}
+		m[u.Loc] = lm
+	}
+	return m
+}
+
+// owedByURLFiles is what the URL files' staged publishes change.
+func (r *run) owedByURLFiles() tree.Changes {
+	c := r.urls.gone
+	for _, x := range slices.SortedFunc(maps.Keys(r.urls.staged), byFile) {
+		c.Merge(r.urls.staged[x].changes)
+	}
+	return c
+}
+
+func byFile(a, b *urlFile) int { return strings.Compare(a.file, b.file) }
+
+// urlFileOf returns the URL file an output file (relative to the output
+// root) is a part of, or nil.
+func (e *Engine) urlFileOf(name string) *urlFile {
+	if strings.Contains(name, "/") {
+		return nil
+	}
+	for _, x := range e.urlFiles {
+		if e.isPart(name, x.name) {
+			return x
+		}
+	}
+	return nil
+}
+
+// settleURLFiles ends a commit for the URL files: those whose files all
+// landed report their changes and are known as published; the others
+// (failed holds the files that did not land) list what is on disk and are
+// read again at the next change or full build.
+func (e *Engine) settleURLFiles(r *run, failed map[string]error) []error {
+	var errs []error
+	if e.mem != nil {
+		r.rep.Changes.Merge(r.urls.gone)
+	}
+	bad := map[*urlFile]bool{}
+	for name, ferr := range failed {
+		if x := e.urlFileOf(name); x != nil {
+			bad[x] = true
+			errs = append(errs, fmt.Errorf("extra_urls %s: sitemap not updated: %w", x.file, ferr))
+		}
+	}
+	for _, x := range slices.SortedFunc(maps.Keys(r.urls.staged), byFile) {
+		if bad[x] {
+			x.parts, x.listed, x.known, x.failed, x.urls = e.publishedPartsOf("", x.name), nil, false, true, -1
+			continue
+		}
+		st := r.urls.staged[x]
+		if e.mem != nil {
+			r.rep.Changes.Merge(st.changes)
+		}
+		x.listed, x.known, x.urls, x.due = st.listed, true, len(st.listed), st.due
+	}
+	return errs
+}
+
+// restoreURLFiles puts the URL files' state back as it was before a
+// refused publish.
+func (e *Engine) restoreURLFiles(r *run) {
+	for x, prev := range r.urls.saved {
+		*x = prev
+	}
+}
+
+// claimsExtra reports whether an output file is a URL file's sitemap part
+// as published now, or an app's sitemap, which is never sitemapd's to
+// remove.
+func (e *Engine) claimsExtra(p string) bool {
+	if e.appSitemaps[p] {
+		return true
+	}
+	x := e.urlFileOf(p)
+	return x != nil && slices.Contains(x.parts, p)
+}
+
+// extraRefs appends the index entries of the URL files' sitemaps (with
+// their files' mtimes, as a group's) and of the apps' sitemaps (without a
+// lastmod: sitemapd does not know when an app's sitemap changes).
+func (e *Engine) extraRefs(refs []sitemap.Ref, errs *[]error) []sitemap.Ref {
+	for _, x := range e.urlFiles {
+		refs = e.appendRefs(refs, x.parts, errs)
+	}
+	for _, loc := range e.appLocs {
+		refs = append(refs, sitemap.Ref{Loc: loc})
+	}
+	return refs
+}
+
+// urlFilesListed counts the URLs the URL files' published sitemaps list,
+// as far as known.
+func (e *Engine) urlFilesListed() int {
+	n := 0
+	for _, x := range e.urlFiles {
+		n += max(x.urls, 0)
+	}
+	return n
+}
+
+// urlFilesDue is when the first date still to come of a URL file is due
+// (Unix ns), 0 for none.
+func (e *Engine) urlFilesDue() int64 {
+	var first int64
+	for _, x := range e.urlFiles {
+		if x.due != 0 && (first == 0 || x.due < first) {
+			first = x.due
+		}
+	}
+	return first
+}
+
+// URLFiles lists the extra_urls files, for the daemon to watch.
+func (e *Engine) URLFiles() []string {
+	out := make([]string, len(e.urlFiles))
+	for i, x := range e.urlFiles {
+		out[i] = x.file
+	}
+	return out
+}

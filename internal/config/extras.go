@@ -1,0 +1,162 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// OwnKey names the last part of a group's sitemap when an application's
+// sitemap, listed in extra_sitemaps, sits where that part would be
+// ("shop/sitemap.xml"): sitemapd leaves the app's file alone and writes
+// its own as ChunkName(sitemap_name, OwnKey), "shop/sitemap-sitemapd.xml".
+// IsPartName knows it, so every part of a group is found the same way.
+const OwnKey = "sitemapd"
+
+// extraInfix is what ExtraName puts between sitemap_name's stem and an
+// extra_urls file's name: "urls-" starts with a letter that is no hex
+// digit, so no name of an extra is a part of sitemap_name's (IsPartName).
+const extraInfix = "-urls-"
+
+// ExtraName is the file name of the sitemap published, at the root of the
+// output, for the extra_urls file at path: sitemap_name's stem, "-urls-"
+// and the file's base name without its extension, characters other than
+// letters, digits, '.', '_' and '-' made '-' ("/etc/sitemapd/shop.urls"
+// gives "sitemap-urls-shop.xml"). Its parts are named as ChunkName says.
+func (c *Config) ExtraName(file string) string {
+	base := filepath.Base(file)
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	if stem == "" {
+		stem = strings.TrimPrefix(base, ".")
+	}
+	clean := []byte(stem)
+	for i, b := range clean {
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '.' || b == '_' || b == '-') {
+			clean[i] = '-'
+		}
+	}
+	return strings.TrimSuffix(c.SitemapName, path.Ext(c.SitemapName)) + extraInfix + string(clean) + ".xml"
+}
+
+// IsExtraName reports whether a base name is named like the sitemap of an
+// extra_urls file, or some part of one, gzipped or not, whichever file:
+// so that one whose file left the configuration is found and removed.
+func (c *Config) IsExtraName(name string) bool {
+	name = strings.TrimSuffix(name, ".gz")
+	prefix := strings.TrimSuffix(c.SitemapName, path.Ext(c.SitemapName)) + extraInfix
+	return len(name) > len(prefix)+len(".xml") && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".xml")
+}
+
+// SiteURL checks a URL a user gave for a page or a sitemap of this site
+// (extra_sitemaps, and the lines of extra_urls files) and returns it as a
+// <loc>: an absolute http or https URL under base_url, with no user info,
+// fragment or dot segments, at most 2,047 characters. Non-ASCII bytes and
+// the characters URIs may not hold ("<>\"{}|\\^`") are percent-encoded;
+// the scheme and host are made lower case, as base_url is. Spaces and
+// control characters are refused: a line holding one is most likely not
+// one URL.
+func (c *Config) SiteURL(raw string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		switch ch := raw[i]; {
+		case ch <= ' ' || ch == 0x7f:
+			return "", fmt.Errorf("%q holds a space or control character (percent-encode it, e.g. %%20)", raw)
+		case ch >= 0x80 || strings.IndexByte("<>\"{}|\\^`", ch) >= 0:
+			fmt.Fprintf(&b, "%%%02X", ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	u, err := url.Parse(b.String())
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%q is not a URL: %v", raw, errors.Unwrap(err))
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return "", fmt.Errorf("%q is not an absolute http:// or https:// URL", raw)
+	case u.User != nil:
+		return "", fmt.Errorf("%q carries user info", raw)
+	case u.Fragment != "" || strings.Contains(b.String(), "#"):
+		return "", fmt.Errorf("%q has a fragment (#…): a sitemap lists pages, not places in them", raw)
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if seg == "." || seg == ".." {
+			return "", fmt.Errorf("%q has a %q segment", raw, seg)
+		}
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	loc := u.String()
+	if !strings.HasPrefix(loc, c.BaseURL) {
+		return "", fmt.Errorf("%q is not under base_url %s", raw, c.BaseURL)
+	}
+	if len(loc) > 2047 {
+		return "", fmt.Errorf("%q is longer than 2,047 characters as a URL", raw)
+	}
+	return loc, nil
+}
+
+// validateExtras checks extra_sitemaps and extra_urls (after base_url and
+// the output names, whose values they are checked against).
+func (c *Config) validateExtras(bad func(key, format string, args ...any)) {
+	base, err := url.Parse(c.BaseURL)
+	baseOK := err == nil && (base.Scheme == "http" || base.Scheme == "https") && base.Host != "" && strings.HasSuffix(c.BaseURL, "/")
+	seen := map[string]int{}
+	for i, raw := range c.ExtraSitemaps {
+		key := fmt.Sprintf("extra_sitemaps[%d]", i)
+		if !baseOK {
+			break // base_url's own error says it all
+		}
+		loc, err := c.SiteURL(raw)
+		if err != nil {
+			bad(key, "%v", err)
+			continue
+		}
+		if j, dup := seen[loc]; dup {
+			bad(key, "%q is extra_sitemaps[%d] already", raw, j)
+			continue
+		}
+		seen[loc] = i
+		rel, _ := url.PathUnescape(strings.TrimPrefix(loc, c.BaseURL))
+		dir, name := path.Split(rel)
+		switch {
+		case rel == "" || strings.HasSuffix(rel, "/"):
+			bad(key, "%q names a directory, not a sitemap file", raw)
+		case dir == "" && IsPartName(name, c.IndexName):
+			bad(key, "%q is sitemapd's own index (index_name %q): it would list itself", raw, c.IndexName)
+		case dir == "" && c.Feed.Name != "" && name == c.Feed.Name:
+			bad(key, "%q is sitemapd's own feed (feed.name %q)", raw, c.Feed.Name)
+		case dir == "" && c.IsExtraName(name):
+			bad(key, "%q is named like the sitemap of an extra_urls file (%s*.xml), which sitemapd writes", raw, strings.TrimSuffix(c.SitemapName, ".xml")+extraInfix)
+		case IsPartName(name, c.SitemapName) && strings.TrimSuffix(name, ".gz") != c.SitemapName:
+			bad(key, "%q is named like a part of sitemapd's own sitemaps (sitemap_name %q)", raw, c.SitemapName)
+		}
+	}
+	names := map[string]int{}
+	for i, f := range c.ExtraURLs {
+		key := fmt.Sprintf("extra_urls[%d]", i)
+		if f == "" || strings.HasSuffix(f, "/") {
+			bad(key, "%q must name a file of URLs", f)
+			continue
+		}
+		f = c.resolve(f)
+		c.ExtraURLs[i] = f
+		if st, err := os.Stat(filepath.Dir(f)); err != nil {
+			bad(key, "the directory of %s: %v", f, err)
+		} else if !st.IsDir() {
+			bad(key, "%s is not a directory", filepath.Dir(f))
+		}
+		name := c.ExtraName(f)
+		for other, j := range names {
+			if IsPartName(name, other) || IsPartName(other, name) {
+				bad(key, "%s would publish its URLs as %s, like extra_urls[%d] (%s): rename one of the files", f, name, j, c.ExtraURLs[j])
+			}
+		}
+		if IsPartName(c.IndexName, name) {
+			bad(key, "%s would publish its URLs as %s, index_name's file", f, name)
+		}
+		names[name] = i
+	}
+}
