@@ -142,6 +142,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		close(groups)
 	}()
 	for g := range groups {
+		w.AddURLs(g) // now, not while it waited: URLs are 5× its listings
 		r.seen[g.Dir] = true
 		r.stale = append(r.stale, g.Own...)
 		r.meet(g.Own)

@@ -21,7 +21,7 @@ import (
 // group holds its URLs until it is handed over, so while the groups read
 // wait to be taken (a build publishes one at a time), the walk must not
 // go on reading the others: its memory is a few groups', not the tree's.
-// Every group's URLs are handed over all the same.
+// Every group's URLs are handed over all the same (added when taken).
 func TestGroupsReadFewAtOnce(t *testing.T) {
 	root := t.TempDir()
 	const groups, pages = 12, 30
@@ -82,6 +82,7 @@ func TestGroupsReadFewAtOnce(t *testing.T) {
 	<-walked
 	var urls []string
 	for _, g := range handed {
+		w.AddURLs(g)
 		for _, u := range g.URLs {
 			urls = append(urls, u.Loc)
 		}

@@ -40,11 +40,13 @@ func (w *Walk) groupRead() {
 	w.wg.Done()
 }
 
-// urls adds the URLs of a read group's recorded directories, which visit
-// left in their listings, as of the clock now: a page written since the
-// walk started is no page to come.
-func (w *Walk) urls(g *Group) {
-	if !w.handover || len(g.Listings) == 0 || g.Err != nil {
+// AddURLs adds to a group the walk handed over the URLs of its recorded
+// directories, which the walk left in their listings (some 40 bytes a
+// page, where URLs are some 200), as of the clock now: a page written
+// since the walk started is no page to come. The taker calls it when it
+// takes the group, so that groups waiting their turn hold listings only.
+func (w *Walk) AddURLs(g *Group) {
+	if len(g.Listings) == 0 || g.Err != nil {
 		return
 	}
 	urls, due := w.s.URLs(g.Listings, w.clock())

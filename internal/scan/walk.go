@@ -27,7 +27,9 @@ import (
 type Group struct {
 	// Dir is the group's directory relative to the root, slash-separated;
 	// "" is the root. The group's sitemap lives in this directory.
-	Dir  string
+	Dir string
+	// URLs are the group's, in no order; a group Tree hands over has
+	// only those of directories not recorded until AddURLs.
 	URLs []sitemap.URL
 	// FromView is set when URLs and Due are not computed (Refresh): they
 	// are those of the pages of the Update's View (Scanner.URLs), which a
@@ -122,9 +124,6 @@ type Walk struct {
 	wg       sync.WaitGroup
 	done     func(*Group)
 	single   bool // read one group only: do not enter directories that start another
-	// handover: groups are handed over whole (Tree, Group), with their
-	// URLs; a refresh (Refresh) computes them from its own view instead.
-	handover bool
 	// Groups read at once (admit): at most maxGroups, the others queued.
 	groupsMu  sync.Mutex
 	reading   int
@@ -165,18 +164,19 @@ func (s *Scanner) NewWalk(ctx context.Context, o WalkOptions) (*Walk, error) {
 
 // Tree reads the whole tree and hands each group to done as soon as it is
 // read, from any goroutine, one at a time or at once. It returns when all
-// are read.
+// are read. A recorded group's URLs are added when it is taken (AddURLs).
 func (w *Walk) Tree(done func(*Group)) {
-	w.done, w.handover = done, true
+	w.done = done
 	w.walk("", &Group{Dir: ""})
 }
 
-// Group reads the pages of one group (as tree.Depth names it). A group
-// whose directory does not exist is empty.
+// Group reads the pages of one group (as tree.Depth names it), with its
+// URLs. A group whose directory does not exist is empty.
 func (w *Walk) Group(dir string) *Group {
-	w.single, w.handover = true, true
+	w.single = true
 	g := &Group{Dir: dir}
 	w.walk(dir, g)
+	w.AddURLs(g)
 	return g
 }
 
@@ -211,7 +211,6 @@ func (w *Walk) start(v *visit) {
 
 func (w *Walk) finish(v *visit) {
 	if g := v.group; g.pending.Add(-1) == 0 {
-		w.urls(g)
 		w.done(g)
 		w.groupRead()
 	}
