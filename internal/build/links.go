@@ -1,7 +1,10 @@
 package build
 
 import (
+	"path/filepath"
 	"slices"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -21,53 +24,96 @@ type groupRead struct {
 // name changes it under all of them, but inotify reports the change only
 // where it was made. It returns, by group, the directories and names to
 // read again that the reads did not already cover.
+//
+// A name read for the first time (scan.Group.Linked: a link just made)
+// has nothing known to compare with; if its bytes are none the engine
+// knows, the file changed since its other names were read (a link made
+// and edited in one batch, through the new name), and those names are
+// found by the file's identity: each page known is looked at (a stat, no
+// read). That costs a stat per page known, and only then: a link made
+// to a file as it is known (`cp -al`) finds its bytes known.
 func (e *Engine) otherNames(reads map[string]groupRead, dirty map[string][]string, names map[string][]string) map[string]map[string][]string {
 	type id struct {
 		stamp, sum uint64
 		time       int64
 	}
+	idOf := func(p tree.Page) id {
+		if p.Stamp != tree.NoStamp {
+			return id{p.Stamp, p.Sum, 0}
+		}
+		return id{0, 0, p.Time}
+	}
 	self := map[[2]string]bool{}
 	want := map[id]bool{}
+	fresh := map[id][][2]uint64{} // new names' bytes -> their files
 	for _, rd := range reads {
 		for _, rl := range rd.g.Relinked {
 			self[[2]string{rl.Dir, rl.Name}] = true
-			if rl.Was.Stamp != tree.NoStamp {
-				want[id{rl.Was.Stamp, rl.Was.Sum, 0}] = true
-			} else {
-				want[id{0, 0, rl.Was.Time}] = true
-			}
+			want[idOf(rl.Was)] = true
+		}
+		for _, ln := range rd.g.Linked {
+			self[[2]string{ln.Dir, ln.Name}] = true
+			k := idOf(ln.Now)
+			fresh[k] = append(fresh[k], [2]uint64{ln.Dev, ln.Ino})
 		}
 	}
-	if len(want) == 0 {
+	if len(want) == 0 && len(fresh) == 0 {
 		return nil
 	}
 	var out map[string]map[string][]string
-	look := func(dir string, l *tree.Listing) {
+	added := map[[2]string]bool{}
+	add := func(dir, name string) {
+		group := e.depth.GroupOf(dir)
+		if added[[2]string{dir, name}] || covered(reads, dirty, names, group, dir, name) {
+			return
+		}
+		added[[2]string{dir, name}] = true
+		if out == nil {
+			out = map[string]map[string][]string{}
+		}
+		if out[group] == nil {
+			out[group] = map[string][]string{}
+		}
+		out[group][dir] = append(out[group][dir], name)
+	}
+	each := func(f func(dir string, l *tree.Listing)) {
+		e.mem.Each(f)
+		for d, l := range e.pages.held {
+			f(d, l)
+		}
+	}
+	each(func(dir string, l *tree.Listing) {
 		l.All(func(i int, name string) {
 			k := id{0, 0, l.Time(i)}
 			if st := l.Stamp(i); st != tree.NoStamp {
 				k = id{st, l.Sum(i), 0}
 			}
-			if !want[k] || self[[2]string{dir, name}] {
-				return
+			delete(fresh, k) // bytes known: the names known are as they were
+			if want[k] && !self[[2]string{dir, name}] {
+				add(dir, name)
 			}
-			group := e.depth.GroupOf(dir)
-			if covered(reads, dirty, names, group, dir, name) {
-				return
-			}
-			if out == nil {
-				out = map[string]map[string][]string{}
-			}
-			if out[group] == nil {
-				out[group] = map[string][]string{}
-			}
-			out[group][dir] = append(out[group][dir], name)
 		})
+	})
+	if len(fresh) == 0 {
+		return out
 	}
-	e.mem.Each(look)
-	for d, l := range e.pages.held {
-		look(d, l)
+	files := map[[2]uint64]bool{}
+	for _, fs := range fresh {
+		for _, f := range fs {
+			files[f] = true
+		}
 	}
+	each(func(dir string, l *tree.Listing) {
+		l.All(func(i int, name string) {
+			if self[[2]string{dir, name}] {
+				return
+			}
+			var st unix.Stat_t
+			if unix.Lstat(filepath.Join(e.cfg.Root, dir, name), &st) == nil && files[[2]uint64{uint64(st.Dev), st.Ino}] {
+				add(dir, name)
+			}
+		})
+	})
 	return out
 }
 

@@ -22,10 +22,11 @@ import (
 type fileStat struct {
 	mtime, size int64 // mtime in Unix nanoseconds
 	nlink       uint64
+	dev, ino    uint64 // the file's identity, for its other names
 }
 
 func statOf(st *unix.Stat_t) fileStat {
-	return fileStat{mtime: st.Mtim.Nano(), size: st.Size, nlink: uint64(st.Nlink)}
+	return fileStat{mtime: st.Mtim.Nano(), size: st.Size, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino}
 }
 
 // page maps one page file to its entry, applying excludes, rules, the
@@ -173,7 +174,9 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if s.keep == 0 {
 		// Nothing is read, nothing kept: Time is the mtime.
 		if st.nlink > 1 {
-			if k, ok := kn.lookup(p.Name); ok && k.Time != st.mtime {
+			if k, ok := kn.lookup(p.Name); !ok {
+				w.newName(g, rel, *p, st, kn)
+			} else if k.Time != st.mtime {
 				w.relinked(g, rel, k)
 			}
 		}
@@ -183,6 +186,15 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	k, wasKnown := kn.lookup(p.Name)
 	if wasKnown && st.nlink > 1 && k.Stamp != stamp {
 		w.relinked(g, rel, k)
+	}
+	if !wasKnown && st.nlink > 1 {
+		// Noted once what is read of it is known (deferred: every return
+		// below has p as it is listed).
+		defer func() {
+			if !gone {
+				w.newName(g, rel, *p, st, kn)
+			}
+		}()
 	}
 	if wasKnown && k.Stamp == stamp {
 		p.Stamp, p.Time, p.Sum, p.Head = k.Stamp, k.Time, k.Sum, k.Head
@@ -247,6 +259,22 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 func (w *Walk) relinked(g *Group, rel string, was tree.Page) {
 	g.mu.Lock()
 	g.Relinked = append(g.Relinked, Relinked{Dir: tree.Parent(rel), Name: was.Name, Was: was})
+	g.mu.Unlock()
+}
+
+// newName notes a page read under a name not known before whose file
+// has other names: a hard link made, or a file with other names moved
+// in. If its bytes are not what the engine knows of them, they changed
+// since (a link made and edited in one batch, through the new name): the
+// names known still show the old bytes, and only the file's identity
+// finds them (Group.Linked). Pages reached through a symlink (kn nil)
+// are not noted, as nothing known is compared with them.
+func (w *Walk) newName(g *Group, rel string, p tree.Page, st fileStat, kn *known) {
+	if kn == nil {
+		return
+	}
+	g.mu.Lock()
+	g.Linked = append(g.Linked, Linked{Dir: tree.Parent(rel), Name: p.Name, Now: p, Dev: st.dev, Ino: st.ino})
 	g.mu.Unlock()
 }
 

@@ -83,7 +83,7 @@ func (s *Scanner) Refresh(ctx context.Context, mem *tree.Memory, group string, d
 		}
 	}
 	w.Summary()
-	return &Group{Dir: group, FromView: true, Own: scan.Own, Temps: scan.Temps, Left: scan.Left, Relinked: scan.Relinked}, u, true, nil
+	return &Group{Dir: group, FromView: true, Own: scan.Own, Temps: scan.Temps, Left: scan.Left, Relinked: scan.Relinked, Linked: scan.Linked}, u, true, nil
 }
 
 // refreshNames reads the named entries of dir into a new listing of it,

@@ -56,6 +56,10 @@ type Group struct {
 	// Relinked are pages with other names (hard links) whose file changed:
 	// their other names changed too.
 	Relinked []Relinked
+	// Linked are pages read under a name not known before whose file has
+	// other names (hard links): if the engine knows the file under them
+	// by other bytes, they changed too.
+	Linked []Linked
 
 	gone    []string     // directories found missing (record mode)
 	pending atomic.Int64 // directory visits not yet finished
@@ -66,6 +70,13 @@ type Group struct {
 type Relinked struct {
 	Dir, Name string    // the name it was read by
 	Was       tree.Page // what was known of it
+}
+
+// Linked is a page read under a new name whose file has other names.
+type Linked struct {
+	Dir, Name string    // the name it was read by
+	Now       tree.Page // as it was read
+	Dev, Ino  uint64    // the file
 }
 
 // due notes a page time still to come; g.mu must be held.

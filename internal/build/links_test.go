@@ -1,0 +1,71 @@
+package build
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLinkMadeAndEditedInOneBatch makes a hard link and edits the file
+// through the new name before the watcher's batch ends: the batch names
+// only the new name, which nothing known can be compared with (its other
+// names were read with the old bytes). The old name, in another group,
+// must show the edit too, as a full build shows it. Before the engine
+// looked for a new name's other names, the old one kept its old lastmod
+// until the next rescan. Then a link made to a file as it is known
+// (`cp -al`) republishes nothing else.
+func TestLinkMadeAndEditedInOneBatch(t *testing.T) {
+	for _, mode := range []string{"content", "mtime"} {
+		t.Run(mode, func(t *testing.T) {
+			root := site(t, "en/howto.html", "en/other.html", "archive/x.html")
+			cfg := loadConfig(t, baseConfig, root, "pages: {lastmod: "+mode+"}\n")
+			e, _ := newEngine(t, cfg, WithChanges())
+			mustBuild(t, e)
+			first, second := filepath.Join(root, "en/howto.html"), filepath.Join(root, "archive/copy.html")
+			if err := os.Link(first, second); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(second, os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteString("<title>edited</title><h1>new bytes</h1>"); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			edited := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+			os.Chtimes(second, edited, edited)
+
+			rep, err := e.Update(context.Background(), []string{"archive"}, map[string][]string{"archive": {"copy.html"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{"https://static.test/en/howto.html"}; !slices.Equal(rep.Changes.Changed, want) {
+				t.Errorf("changed = %q, want %q", rep.Changes.Changed, want)
+			}
+			if sm := read(t, filepath.Join(root, "en/sitemap.xml")); !strings.Contains(sm, "<loc>https://static.test/en/howto.html</loc><lastmod>2025-05-06T07:08:09Z</lastmod>") {
+				t.Errorf("en/sitemap.xml does not show the edit made through archive/copy.html:\n%s", sm)
+			}
+			fresh, _ := newEngine(t, cfg)
+			if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
+				t.Errorf("a full build would write %v and remove %v", rep.Written, rep.Removed)
+			}
+
+			// cp -al: a new name of a file as it is known changes no other.
+			if err := os.Link(filepath.Join(root, "en/other.html"), filepath.Join(root, "archive/other.html")); err != nil {
+				t.Fatal(err)
+			}
+			rep, err = e.Update(context.Background(), []string{"archive"}, map[string][]string{"archive": {"other.html"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Changes.Changed) != 0 || !slices.Equal(rep.Changes.Added, []string{"https://static.test/archive/other.html"}) {
+				t.Errorf("after a link to an unchanged file: changes = %+v", rep.Changes)
+			}
+		})
+	}
+}
