@@ -25,13 +25,14 @@ type groupRead struct {
 // where it was made. It returns, by group, the directories and names to
 // read again that the reads did not already cover.
 //
-// A name read for the first time (scan.Group.Linked: a link just made)
-// has nothing known to compare with; if its bytes are none the engine
-// knows, the file changed since its other names were read (a link made
-// and edited in one batch, through the new name), and those names are
-// found by the file's identity: each page known is looked at (a stat, no
-// read). That costs a stat per page known, and only then: a link made
-// to a file as it is known (`cp -al`) finds its bytes known.
+// A name nothing knows (scan.Group.Linked: a link just made, or a name
+// left out, such as one robots.txt disallows, which nothing remembers)
+// has nothing known to compare with; if its file's stamp is none the
+// engine knows, the file changed since its other names were read (edited
+// through that name, as a link made and edited in one batch), and those
+// names are found by the file's identity: each page known is looked at
+// (a stat, no read). That costs a stat per page known, and only then: a
+// link made to a file as it is known (`cp -al`) finds its stamp known.
 func (e *Engine) otherNames(reads map[string]groupRead, dirty map[string][]string, names map[string][]string) map[string]map[string][]string {
 	type id struct {
 		stamp, sum uint64
@@ -45,7 +46,11 @@ func (e *Engine) otherNames(reads map[string]groupRead, dirty map[string][]strin
 	}
 	self := map[[2]string]bool{}
 	want := map[id]bool{}
-	fresh := map[id][][2]uint64{} // new names' bytes -> their files
+	// Names nothing knew, by the stamp (or, where none is kept, the
+	// mtime) of their files now: the files to look for if no page known
+	// has it.
+	freshStamp := map[uint64][][2]uint64{}
+	freshTime := map[int64][][2]uint64{}
 	for _, rd := range reads {
 		for _, rl := range rd.g.Relinked {
 			self[[2]string{rl.Dir, rl.Name}] = true
@@ -53,11 +58,12 @@ func (e *Engine) otherNames(reads map[string]groupRead, dirty map[string][]strin
 		}
 		for _, ln := range rd.g.Linked {
 			self[[2]string{ln.Dir, ln.Name}] = true
-			k := idOf(ln.Now)
-			fresh[k] = append(fresh[k], [2]uint64{ln.Dev, ln.Ino})
+			f := [2]uint64{ln.Dev, ln.Ino}
+			freshStamp[ln.Stamp] = append(freshStamp[ln.Stamp], f)
+			freshTime[ln.MTime] = append(freshTime[ln.MTime], f)
 		}
 	}
-	if len(want) == 0 && len(fresh) == 0 {
+	if len(want) == 0 && len(freshStamp) == 0 {
 		return nil
 	}
 	var out map[string]map[string][]string
@@ -82,26 +88,36 @@ func (e *Engine) otherNames(reads map[string]groupRead, dirty map[string][]strin
 			f(d, l)
 		}
 	}
+	known := map[[2]uint64]bool{} // files whose stamp a page known has
 	each(func(dir string, l *tree.Listing) {
 		l.All(func(i int, name string) {
 			k := id{0, 0, l.Time(i)}
-			if st := l.Stamp(i); st != tree.NoStamp {
+			st := l.Stamp(i)
+			if st != tree.NoStamp {
 				k = id{st, l.Sum(i), 0}
+				for _, f := range freshStamp[st] {
+					known[f] = true
+				}
+			} else {
+				for _, f := range freshTime[l.Time(i)] {
+					known[f] = true
+				}
 			}
-			delete(fresh, k) // bytes known: the names known are as they were
 			if want[k] && !self[[2]string{dir, name}] {
 				add(dir, name)
 			}
 		})
 	})
-	if len(fresh) == 0 {
-		return out
-	}
 	files := map[[2]uint64]bool{}
-	for _, fs := range fresh {
+	for _, fs := range freshStamp {
 		for _, f := range fs {
-			files[f] = true
+			if !known[f] {
+				files[f] = true
+			}
 		}
+	}
+	if len(files) == 0 {
+		return out
 	}
 	each(func(dir string, l *tree.Listing) {
 		l.All(func(i int, name string) {

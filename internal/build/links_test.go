@@ -69,3 +69,46 @@ func TestLinkMadeAndEditedInOneBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestEditThroughNameLeftOut edits a file through a name that robots.txt
+// disallows, so that nothing remembers it: the event names only that
+// name, and the page the file is listed as, in another group, must show
+// the edit, as a full build shows it. Before the engine looked for the
+// other names of a name left out, it kept the old bytes until the next
+// rescan.
+func TestEditThroughNameLeftOut(t *testing.T) {
+	root := site(t, "a/page.html", "a/other.html")
+	writeFile(t, filepath.Join(root, "robots.txt"), "User-agent: *\nDisallow: /private/\n", defaultMTime)
+	if err := os.MkdirAll(filepath.Join(root, "private"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hidden := filepath.Join(root, "private/copy.html")
+	if err := os.Link(filepath.Join(root, "a/page.html"), hidden); err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	f, err := os.OpenFile(hidden, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("<title>edited</title><h1>new bytes</h1>"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	edited := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+	os.Chtimes(hidden, edited, edited)
+
+	rep, err := e.Update(context.Background(), []string{"private"}, map[string][]string{"private": {"copy.html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"https://static.test/a/page.html"}; !slices.Equal(rep.Changes.Changed, want) {
+		t.Errorf("changed = %q, want %q", rep.Changes.Changed, want)
+	}
+	fresh, _ := newEngine(t, cfg)
+	if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
+		t.Errorf("a full build would write %v and remove %v", rep.Written, rep.Removed)
+	}
+}

@@ -34,9 +34,14 @@ func statOf(st *unix.Stat_t) fileStat {
 // its directory, open). ok is false for a file that is neither listed nor
 // remembered; an entry whose head keeps it out is remembered but not
 // listed (Head.Hidden). Every page left out is noted in g (Group.Left).
-// known is what is known of the directory's pages from before.
-func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, known *known) (p tree.Page, ok bool) {
+// kn is what is known of the directory's pages from before.
+func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, kn *known) (p tree.Page, ok bool) {
 	s := w.s
+	if st.nlink > 1 && kn != nil {
+		if _, isKnown := kn.lookup(name); !isKnown {
+			w.newName(g, rel, name, st)
+		}
+	}
 	// Globs match the file's path and its URL's (they differ for index
 	// files and pretty URLs).
 	up, fp := s.loc.PagePath(relDir, name), "/"+rel
@@ -65,7 +70,7 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 	if r := matchRule(s.rules, up); r != nil {
 		p.URL.ChangeFreq, p.URL.Priority = r.changefreq, r.priority
 	}
-	if gone := w.state(g, &p, rel, st, dirFD, known); gone {
+	if gone := w.state(g, &p, rel, st, dirFD, kn); gone {
 		return tree.Page{}, false
 	}
 	p.URL.LastMod = w.lastMod(g, p.Time, rel, !p.Head.Hidden())
@@ -174,9 +179,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if s.keep == 0 {
 		// Nothing is read, nothing kept: Time is the mtime.
 		if st.nlink > 1 {
-			if k, ok := kn.lookup(p.Name); !ok {
-				w.newName(g, rel, *p, st, kn)
-			} else if k.Time != st.mtime {
+			if k, ok := kn.lookup(p.Name); ok && k.Time != st.mtime {
 				w.relinked(g, rel, k)
 			}
 		}
@@ -186,15 +189,6 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	k, wasKnown := kn.lookup(p.Name)
 	if wasKnown && st.nlink > 1 && k.Stamp != stamp {
 		w.relinked(g, rel, k)
-	}
-	if !wasKnown && st.nlink > 1 {
-		// Noted once what is read of it is known (deferred: every return
-		// below has p as it is listed).
-		defer func() {
-			if !gone {
-				w.newName(g, rel, *p, st, kn)
-			}
-		}()
 	}
 	if wasKnown && k.Stamp == stamp {
 		p.Stamp, p.Time, p.Sum, p.Head = k.Stamp, k.Time, k.Sum, k.Head
@@ -262,19 +256,16 @@ func (w *Walk) relinked(g *Group, rel string, was tree.Page) {
 	g.mu.Unlock()
 }
 
-// newName notes a page read under a name not known before whose file
-// has other names: a hard link made, or a file with other names moved
-// in. If its bytes are not what the engine knows of them, they changed
-// since (a link made and edited in one batch, through the new name): the
-// names known still show the old bytes, and only the file's identity
-// finds them (Group.Linked). Pages reached through a symlink (kn nil)
-// are not noted, as nothing known is compared with them.
-func (w *Walk) newName(g *Group, rel string, p tree.Page, st fileStat, kn *known) {
-	if kn == nil {
-		return
-	}
+// newName notes a page file with other names (hard links) under a name
+// nothing knows: a link just made, a file with other names moved in, or a
+// name left out (excluded, an error page, disallowed by robots.txt), which
+// nothing remembers. If its stamp is none the engine knows, the file
+// changed since its other names were read (edited through this name), and
+// those names are found by the file's identity (Group.Linked).
+func (w *Walk) newName(g *Group, rel, name string, st fileStat) {
 	g.mu.Lock()
-	g.Linked = append(g.Linked, Linked{Dir: tree.Parent(rel), Name: p.Name, Now: p, Dev: st.dev, Ino: st.ino})
+	g.Linked = append(g.Linked, Linked{Dir: tree.Parent(rel), Name: name,
+		Stamp: tree.Stamp(st.mtime, st.size), MTime: st.mtime, Dev: st.dev, Ino: st.ino})
 	g.mu.Unlock()
 }
 

@@ -56,9 +56,9 @@ type Group struct {
 	// Relinked are pages with other names (hard links) whose file changed:
 	// their other names changed too.
 	Relinked []Relinked
-	// Linked are pages read under a name not known before whose file has
-	// other names (hard links): if the engine knows the file under them
-	// by other bytes, they changed too.
+	// Linked are page files with other names (hard links) met under a
+	// name nothing knows (new, or left out): if the engine knows the file
+	// under its other names with another stamp, they changed too.
 	Linked []Linked
 
 	gone    []string     // directories found missing (record mode)
@@ -72,11 +72,12 @@ type Relinked struct {
 	Was       tree.Page // what was known of it
 }
 
-// Linked is a page read under a new name whose file has other names.
+// Linked is a page file with other names met under a name nothing knows.
 type Linked struct {
-	Dir, Name string    // the name it was read by
-	Now       tree.Page // as it was read
-	Dev, Ino  uint64    // the file
+	Dir, Name string // the name it was met by
+	Stamp     uint64 // tree.Stamp of its mtime and size now
+	MTime     int64  // its mtime now (Unix ns), for what is known without stamps
+	Dev, Ino  uint64 // the file
 }
 
 // due notes a page time still to come; g.mu must be held.
