@@ -26,6 +26,7 @@ func TestKnownLookup(t *testing.T) {
 		{"b.html", "new.html", "a.html", "c d.html"}, // a new file between
 		{"b.html", "a.html", "c d.html", "zz.html"},  // one past the end
 		{"c d.html", "c d.html", "b.html"},           // asked twice
+		{"b.html", "b.html", "a.html", "c d.html"},   // asked twice in step (a page with other names)
 	} {
 		kn := &known{l: l}
 		for _, name := range order {

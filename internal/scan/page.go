@@ -140,17 +140,34 @@ func isHTML(name string) bool {
 // directory gives them, which is the listing's order while the directory
 // is unchanged, so a cursor answers without a map; the first name met out
 // of step builds the map, once.
+//
+// The last answer is kept: a page with other names is looked up twice
+// (page, then state), which would put the cursor out of step.
 type known struct {
 	l   *tree.Listing
 	cur tree.Cursor
 	on  bool // cur is started
 	idx map[string]int
+
+	last     string // the name last looked up, when lastSet
+	lastPage tree.Page
+	lastOK   bool
+	lastSet  bool
 }
 
 func (k *known) lookup(name string) (tree.Page, bool) {
 	if k == nil || k.l == nil {
 		return tree.Page{}, false
 	}
+	if k.lastSet && k.last == name {
+		return k.lastPage, k.lastOK
+	}
+	p, ok := k.find(name)
+	k.last, k.lastPage, k.lastOK, k.lastSet = name, p, ok, true
+	return p, ok
+}
+
+func (k *known) find(name string) (tree.Page, bool) {
 	if k.idx == nil {
 		if !k.on {
 			k.cur, k.on = k.l.Cursor(), true
