@@ -15,7 +15,9 @@ import (
 // TestModel runs random sequences of the operations a real server sees and
 // checks, once the daemon is idle, that its files equal a fresh full build.
 func TestModel(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	// 17 edits a file through a name robots.txt leaves out, 23 makes a
+	// link whose other name an exclude later takes out of the watch.
+	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 23}
 	if testing.Short() {
 		seeds = seeds[:1]
 	}
@@ -127,6 +129,9 @@ type model struct {
 	n      int
 	future time.Time // the latest future mtime given
 	linked []string  // pages given another name
+	// excluded is the tree the configuration excludes ("" for none): it
+	// is not watched.
+	excluded string
 }
 
 var dirs = []string{"", "a", "a/b", "a/b/c", "blog", "blog/2024", "docs", "x y", "caf\u00e9"}
@@ -309,8 +314,10 @@ func (m *model) step(i int) {
 		h.write(f)
 	case 15: // a new configuration: another directory excluded, or none
 		var exclude []string
+		m.excluded = ""
 		if d := m.dir(); d != "" && r.IntN(3) > 0 {
 			exclude = []string{"/" + d + "/**"}
+			m.excluded = d
 		}
 		logf("reload with exclude %q", exclude)
 		if err := os.WriteFile(h.cfgPath, []byte(h.configFor(modelConfig(exclude))), 0o644); err != nil {
@@ -367,6 +374,17 @@ func (m *model) step(i int) {
 		f := m.existing(false)
 		if l := m.stillLinked(); len(l) > 0 && r.IntN(4) > 0 { // mostly one with other names
 			f = l[r.IntN(len(l))]
+		}
+		var st syscall.Stat_t
+		if f != "" && m.excluded != "" && strings.HasPrefix(f, m.excluded+string(filepath.Separator)) &&
+			syscall.Stat(h.path(f), &st) == nil && st.Nlink > 1 {
+			// Through a name in the excluded tree, which is not watched,
+			// an edit of a file with other names sends no event at all
+			// (inotify reports it where it was made): the daemon would
+			// learn of it at its next rescan, as of any change inotify
+			// does not see, while a full build reads it now.
+			logf("no edit of %s in place: a name not watched", f)
+			break
 		}
 		if f != "" {
 			logf("edit %s in place", f)
