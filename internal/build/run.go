@@ -353,6 +353,7 @@ func (e *Engine) finish(r *run) (*Report, error) {
 				e.text.Forget(name)
 			}
 		})
+		e.text.Settled()
 	}
 	r.errs = append(r.errs, e.saveText())
 	r.errs = append(r.errs, r.textErrs...)

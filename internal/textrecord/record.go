@@ -32,7 +32,13 @@ type Record struct {
 	pub    *publish.Publisher
 	hashes map[string][]string // name -> hashes of contents it may have
 	staged map[string]string   // name -> hash of the content being written
-	dirty  bool
+	// gone are the hashes of names forgotten since the last full publish
+	// (Settled), kept in memory only: a text sitemap found gone may have
+	// moved with its directory to where a group meets it later, in
+	// another publish, and is ours there too. The record on disk lists
+	// what a full build would.
+	gone  map[string]bool
+	dirty bool
 }
 
 func hashOf(b []byte) string {
@@ -79,7 +85,7 @@ func Load(pub *publish.Publisher, log *zap.Logger) *Record {
 // content is one the record lists, under any name, since a directory moved
 // within the site carries its text sitemaps along.
 func (r *Record) Owns(name string) bool {
-	if len(r.hashes) == 0 {
+	if len(r.hashes) == 0 && len(r.gone) == 0 {
 		return false
 	}
 	b, err := r.pub.ReadFile(name)
@@ -92,7 +98,7 @@ func (r *Record) Owns(name string) bool {
 			return true
 		}
 	}
-	return false
+	return r.gone[h]
 }
 
 // Stage notes a text sitemap staged with content stored (as it will be on
@@ -150,11 +156,21 @@ func (r *Record) Discard() { clear(r.staged) }
 
 // Forget drops a text sitemap that was removed, or found gone.
 func (r *Record) Forget(name string) {
-	if _, ok := r.hashes[name]; ok {
+	if hashes, ok := r.hashes[name]; ok {
+		if r.gone == nil {
+			r.gone = map[string]bool{}
+		}
+		for _, h := range hashes {
+			r.gone[h] = true
+		}
 		delete(r.hashes, name)
 		r.dirty = true
 	}
 }
+
+// Settled ends what a full publish settled: every text sitemap of ours
+// there is, it met, so the hashes of names gone are no longer needed.
+func (r *Record) Settled() { clear(r.gone) }
 
 // Names calls f for every name the record lists; f may Forget it.
 func (r *Record) Names(f func(name string)) {
