@@ -149,21 +149,20 @@ type known struct {
 	on  bool // cur is started
 	idx map[string]int
 
-	last     string // the name last looked up, when lastSet
+	last     string // the name last looked up ("" before any: no page's)
 	lastPage tree.Page
 	lastOK   bool
-	lastSet  bool
 }
 
 func (k *known) lookup(name string) (tree.Page, bool) {
 	if k == nil || k.l == nil {
 		return tree.Page{}, false
 	}
-	if k.lastSet && k.last == name {
+	if k.last == name {
 		return k.lastPage, k.lastOK
 	}
 	p, ok := k.find(name)
-	k.last, k.lastPage, k.lastOK, k.lastSet = name, p, ok, true
+	k.last, k.lastPage, k.lastOK = name, p, ok
 	return p, ok
 }
 
