@@ -182,7 +182,8 @@ var errNotDate = errors.New("is not a W3C date")
 // of that year, month or day in UTC; YYYY-MM-DDThh:mm, …:ss and …:ss.s…
 // (any number of digits; past nanoseconds, truncated) need a time zone,
 // Z, ±hh:mm or ±hhmm (the form PHP's DATE_ISO8601 writes), with hh up to
-// 23. The value is trimmed of white space first. It allocates nothing.
+// 23. An instant that is not in years 0000 to 9999 in UTC is refused. The
+// value is trimmed of white space first. It allocates nothing.
 func parseDate(s string) (time.Time, error) {
 	s = strings.Trim(s, htmlSpace)
 	num := func(s string) (int, bool) {
@@ -277,5 +278,12 @@ func parseDate(s string) (time.Time, error) {
 		return time.Time{}, errNotDate
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	return t.Add(-time.Duration(offset) * time.Second), nil
+	t = t.Add(-time.Duration(offset) * time.Second)
+	// The zone can carry the instant out of the four-digit years
+	// (0000-01-01T00:00+01:00 is in year -1 in UTC), where no W3C date
+	// can say it.
+	if y := t.Year(); y < 0 || y > 9999 {
+		return time.Time{}, errNotDate
+	}
+	return t, nil
 }

@@ -284,6 +284,11 @@ func oracleDate(v string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, errNotDate
 	}
+	// A W3C date has four digits of year: an instant the zone carries
+	// out of them has no W3C date in UTC.
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return time.Time{}, errNotDate
+	}
 	return t.UTC(), nil
 }
 
@@ -324,7 +329,11 @@ func TestParseDate(t *testing.T) {
 		{"2024-02-29", "2024-02-29T00:00:00Z"},
 		{"2000-02-29T23:59:59+23:59", "2000-02-29T00:00:59Z"},
 		{"0000-01-01", "0000-01-01T00:00:00Z"},
-		{"9999-12-31T23:59:59-23:59", "10000-01-01T23:58:59Z"},
+		// A zone that carries the instant out of the four-digit years:
+		// no W3C date can say it, so no lastmod can either.
+		{"9999-12-31T23:59:59-23:59", errNotDate.Error()},
+		{"0000-01-01T00:00+0100", errNotDate.Error()},
+		{"0000-01-01T00:00+00:00", "0000-01-01T00:00:00Z"},
 		{" 2024-01-02\n", "2024-01-02T00:00:00Z"},
 
 		{"2024-01-02T03:04", errNoZone.Error()},
