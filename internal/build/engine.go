@@ -62,6 +62,9 @@ type Engine struct {
 	dry     *dryRun                        // WithDryRun: what a publish would do
 	refused *ShrinkError                   // the last full build's refusal, until one succeeds
 	started bool                           // a full build has run (the canonical warning is given once)
+	// recorded is the groups record (unchanged.go) during a full build
+	// that uses it, else nil.
+	recorded *groupsRecord
 	// partsEncoded counts the sitemap parts encoded since New: a change
 	// encodes the parts it touched only (tests check it).
 	partsEncoded int

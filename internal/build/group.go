@@ -90,8 +90,8 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		}
 	}
 	s := staging{upd: u, urls: n, due: g.Due, feed: e.groupEntries(g.URLs)}
-	if e.mem != nil {
-		s.parts = parts
+	if e.mem != nil || e.recorded != nil {
+		s.parts = parts // for local parts (daemon), or the groups record
 	}
 	// What the read found is kept for the page store's append (a rebuild;
 	// a full build wrote it to the new store already) and for what the
@@ -132,7 +132,18 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 			s.changes = tree.Changes{}
 		}
 	}
+	e.noteStaged(r, g, s, names)
+	if !r.full {
+		r.stale = append(append(r.stale, old...), oldText...)
+	}
+	return true
+}
+
+// noteStaged notes a group's publish, s, whose files are names (staged, or
+// kept as they are), to take effect at the commit.
+func (e *Engine) noteStaged(r *run, g *scan.Group, s staging, names []string) {
 	r.staged[g.Dir] = s
+	st := e.state(g.Dir)
 	st.parts = names
 	st.links = nil
 	if len(g.Links) > 0 {
@@ -142,13 +153,9 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	if st.parts == nil && st.textParts == nil && st.links == nil {
 		delete(e.groups, g.Dir) // nothing to keep: an empty group
 	}
-	if !r.full {
-		r.stale = append(append(r.stale, old...), oldText...)
-	}
 	r.rep.Groups++
-	r.rep.URLs += n
+	r.rep.URLs += s.urls
 	r.rep.Sitemaps += len(names)
-	return true
 }
 
 // viewURLs computes the URLs of a group a change refreshed

@@ -52,6 +52,8 @@ type run struct {
 	gone         tree.Changes // a full walk's pages of groups it did not meet
 
 	urls urlRun // the extra_urls files' publishes (extras.go)
+
+	digests map[string]uint64 // a full build's groups' digests, for the groups record (unchanged.go)
 }
 
 // staging is what a group's publish will change once its files are
@@ -78,7 +80,7 @@ func (e *Engine) begin(full bool) *run {
 	return &run{
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: &Report{},
 		staged: map[string]staging{}, seen: map[string]bool{}, kept: map[string]bool{}, saved: map[string]*group{},
-		oldIndex: e.indexNames(),
+		oldIndex: e.indexNames(), digests: map[string]uint64{},
 	}
 }
 
@@ -127,6 +129,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		r.meet(r.stale)
 	}
 	r.store = e.newPageStore()
+	e.loadGroups(r)
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
 		Now: r.now, Clock: e.now, Record: e.mem != nil || r.store != nil, Quiet: true, Known: e.known,
 	})
@@ -142,7 +145,6 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		close(groups)
 	}()
 	for g := range groups {
-		w.AddURLs(g) // now, not while it waited: URLs are 5× its listings
 		r.seen[g.Dir] = true
 		r.stale = append(r.stale, g.Own...)
 		r.meet(g.Own)
@@ -155,6 +157,15 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		if g.Err != nil {
 			e.keepKnown(r.store, g.Dir, g.Listings)
 		}
+		if e.recorded != nil {
+			digest := groupDigest(g.Listings)
+			r.digests[g.Dir] = digest
+			if rec, ok := e.unchanged(g, digest); ok {
+				e.keepGroup(r, g, rec)
+				continue
+			}
+		}
+		w.AddURLs(g) // now, not while it waited: URLs are 5× its listings
 		e.publishGroup(r, g, tree.WholeUpdate(g.Listings, g.FollowsLinks()))
 	}
 	stopProgress()
@@ -357,6 +368,9 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	}
 	r.errs = append(r.errs, e.saveText())
 	r.errs = append(r.errs, r.textErrs...)
+	if r.full {
+		e.saveGroups(r)
+	}
 	r.rep.Duration = e.now().Sub(r.start)
 	return r.rep, errors.Join(r.errs...)
 }

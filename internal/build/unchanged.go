@@ -1,0 +1,240 @@
+package build
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"go.uber.org/zap"
+	"gopkg.in/yaml.v3"
+
+	"github.com/sitemapd/sitemapd/internal/scan"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// A full build without memory (`sitemapd build`) would encode every
+// group's sitemap and compare it with its files: on a large site that
+// is most of a build that changes nothing. The groups record
+// (state_dir/groups.json) says, of each group the last build published,
+// the digest of what its URLs were computed from (tree.Listing.Digest) and
+// its parts as they landed. A build whose walk finds a group with the same
+// digest, under the same configuration and the same sitemapd, no page of
+// it still to come, and every part's file as it landed (fileStamp: an
+// edit, even one that restores size and mtime, changes its ctime), knows
+// the group's files hold what it would write, and keeps them without
+// encoding a byte. Anything in doubt is encoded as without the record: a
+// record lost, damaged or stale costs time, never truth.
+
+// groupsName is the record's file name in state_dir.
+const groupsName = "groups.json"
+
+// groupsVersion is the record's layout; another is not used.
+const groupsVersion = 1
+
+type groupsRecord struct {
+	Version int `json:"version"`
+	// Key is what the record was written under: the configuration and
+	// the program (groupsKey).
+	Key    string                 `json:"key"`
+	Groups map[string]groupRecord `json:"groups"`
+}
+
+type groupRecord struct {
+	Digest uint64       `json:"digest"`
+	URLs   int          `json:"urls"`
+	Parts  []partRecord `json:"parts"`
+}
+
+type partRecord struct {
+	Name  string `json:"name"`
+	First string `json:"first"`
+	Last  string `json:"last"`
+	N     int    `json:"n"`
+	Ends  bool   `json:"ends,omitempty"`
+	// The file as it landed (fileStamp).
+	Ino   int64 `json:"ino"`
+	Size  int64 `json:"size"`
+	MTime int64 `json:"mtime"`
+	CTime int64 `json:"ctime"`
+}
+
+// groupsKey is what a group's files depend on beyond its pages: the
+// whole configuration (more than the files depend on: a change of notify
+// only costs one build its shortcut) and the program that encodes them,
+// as built (its version and revision) and as installed (the executable's
+// size and mtime: a rebuilt binary of the same revision is another). ""
+// when the program cannot be told.
+func groupsKey(cfg any) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	c, err := yaml.Marshal(cfg)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	h.Write(c)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Fprintf(h, "\n%s %s %s", bi.GoVersion, bi.Main.Version, bi.Main.Sum)
+		for _, s := range bi.Settings {
+			fmt.Fprintf(h, " %s=%s", s.Key, s.Value)
+		}
+	}
+	fmt.Fprintf(h, "\n%s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// loadGroups reads the groups record for a full build without memory
+// that keeps a page store (the digests need the walk's listings); other
+// publishes neither use nor write it.
+func (e *Engine) loadGroups(r *run) {
+	e.recorded = nil
+	if e.mem != nil || e.dry != nil || r.store == nil {
+		return
+	}
+	key := groupsKey(e.cfg)
+	if key == "" {
+		return
+	}
+	e.recorded = &groupsRecord{Version: groupsVersion, Key: key, Groups: map[string]groupRecord{}}
+	path := filepath.Join(e.cfg.StateDir, groupsName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	var old groupsRecord
+	if err == nil {
+		err = json.Unmarshal(b, &old)
+	}
+	switch {
+	case err != nil:
+		e.log.Info("groups record not used: every group is encoded", zap.String("path", path), zap.Error(err))
+	case old.Version != groupsVersion || old.Key != key:
+		e.log.Debug("groups record not used: written under another configuration or sitemapd", zap.String("path", path))
+	default:
+		e.recorded.Groups = old.Groups
+	}
+}
+
+// groupDigest is the digest of what a group's URLs are computed from: its
+// directories' listings, in any order.
+func groupDigest(listings map[string]*tree.Listing) uint64 {
+	var d uint64
+	for dir, l := range listings {
+		d += l.Digest(dir)
+	}
+	return d
+}
+
+// unchanged reports whether a group the walk handed over may keep its
+// files as they are (see above), and what the record says of it.
+func (e *Engine) unchanged(g *scan.Group, digest uint64) (groupRecord, bool) {
+	if e.recorded == nil {
+		return groupRecord{}, false
+	}
+	rec, ok := e.recorded.Groups[g.Dir]
+	switch {
+	case !ok, rec.Digest != digest, len(rec.Parts) == 0,
+		g.Err != nil, g.Due != 0, len(g.URLs) > 0, g.FollowsLinks(), len(g.Relinked) > 0, len(g.Linked) > 0,
+		e.cfg.TextSitemaps(), e.feedOn():
+		// Text sitemaps and the feed are made from the URLs; pages
+		// through symlinks and other names have no listing of their own
+		// (g.URLs), or lead elsewhere.
+		return groupRecord{}, false
+	}
+	for _, p := range rec.Parts {
+		if e.stampOf(p.Name) != p.stamp() {
+			return groupRecord{}, false
+		}
+	}
+	return rec, true
+}
+
+// keepGroup publishes a group unchanged: its parts stay as they are.
+func (e *Engine) keepGroup(r *run, g *scan.Group, rec groupRecord) {
+	r.save(e, g.Dir)
+	r.left.Merge(&g.Left)
+	parts := make([]part, len(rec.Parts))
+	for i, p := range rec.Parts {
+		parts[i] = part{name: p.Name, first: p.First, last: p.Last, n: p.N, ends: p.Ends, file: p.stamp()}
+	}
+	r.account(e, g, rec.URLs, rec.URLs, nil)
+	r.rep.Unchanged += len(parts)
+	e.noteStaged(r, g, staging{urls: rec.URLs, parts: parts}, partNames(parts))
+}
+
+func (p partRecord) stamp() fileStamp {
+	return fileStamp{ino: p.Ino, size: p.Size, mtime: p.MTime, ctime: p.CTime}
+}
+
+// saveGroups writes the groups record after a full build: each group
+// the build published (or kept) whole, with its parts as they landed.
+func (e *Engine) saveGroups(r *run) {
+	if e.recorded == nil {
+		return
+	}
+	rec := &groupsRecord{Version: groupsVersion, Key: e.recorded.Key, Groups: map[string]groupRecord{}}
+	for dir, digest := range r.digests {
+		g := e.groups[dir]
+		if g == nil || g.failed || r.kept[dir] || len(g.published) == 0 || len(g.textParts) > 0 || g.urls < 0 || g.due != 0 {
+			// Not kept whole, or not known; or with a page still to come,
+			// whose lastmod is to come with it.
+			continue
+		}
+		gr := groupRecord{Digest: digest, URLs: g.urls}
+		for _, p := range g.published {
+			if p.file == (fileStamp{}) {
+				gr.Parts = nil
+				break
+			}
+			gr.Parts = append(gr.Parts, partRecord{
+				Name: p.name, First: p.first, Last: p.last, N: p.n, Ends: p.ends,
+				Ino: p.file.ino, Size: p.file.size, MTime: p.file.mtime, CTime: p.file.ctime,
+			})
+		}
+		if gr.Parts != nil {
+			rec.Groups[dir] = gr
+		}
+	}
+	e.recorded = nil
+	path := filepath.Join(e.cfg.StateDir, groupsName)
+	if err := writeGroups(path, rec); err != nil {
+		e.log.Warn("groups record not written: the next build encodes every group", zap.String("path", path), zap.Error(err))
+	}
+}
+
+// writeGroups writes the record to a temp file beside path and renames it
+// into place, so that a reader finds the old record or the new one. It is
+// not synced: a record lost to a power cut costs one build its shortcut.
+func writeGroups(path string, rec *groupsRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".groups-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
