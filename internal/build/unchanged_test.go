@@ -20,8 +20,8 @@ func TestUnchangedGroupsKeepTheirFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(t *testing.T, root, state string) (extra string) // extra config for the second build
-		encode []string                                               // the groups encoded again
-		writes bool                                                   // whether the second build writes or removes a part
+		encode []string                                              // the groups encoded again
+		writes bool                                                  // whether the second build writes or removes a part
 	}{
 		{name: "nothing changed"},
 		{
