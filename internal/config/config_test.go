@@ -254,6 +254,8 @@ func TestPartNames(t *testing.T) {
 		"sitemap_index.xml": false, "mysitemap.xml": false,
 		"sitemap-0123456789ab.xml": true, "sitemap-0123456789ab.xml.gz": true,
 		"sitemap-0123456789AB.xml": false, "sitemap-0123456789a.xml": false, "sitemap-0123456789abc.xml": false,
+		"sitemap-.xml": false, "sitemap-xml": false, "sitemap-": false, "sitemap": false, "": false, "sitemap-2": false,
+		"sitemap-sitemapd.xml": true, "sitemapX2.xml": false,
 	} {
 		if got := IsPartName(file, "sitemap.xml"); got != want {
 			t.Errorf("IsPartName(%q) = %v, want %v", file, got, want)

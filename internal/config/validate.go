@@ -394,12 +394,13 @@ func IsPartName(file, name string) bool {
 	if file == name {
 		return true
 	}
+	// stem-num.ext, compared in place: the walk asks this of every file.
 	ext := path.Ext(name)
-	stem := strings.TrimSuffix(name, ext) + "-"
-	if !strings.HasPrefix(file, stem) || !strings.HasSuffix(file, ext) {
+	stem := name[:len(name)-len(ext)]
+	if len(file) < len(stem)+1+len(ext) || !strings.HasPrefix(file, stem) || file[len(stem)] != '-' || !strings.HasSuffix(file, ext) {
 		return false
 	}
-	num := file[len(stem) : len(file)-len(ext)]
+	num := file[len(stem)+1 : len(file)-len(ext)]
 	if isChunkKey(num) || num == OwnKey {
 		return true
 	}
