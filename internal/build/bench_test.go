@@ -244,7 +244,9 @@ var lastmodModes = []string{"content", "mtime"}
 // 28,000 pages (writeSite), with the default head rules and a state_dir:
 // engine=reused runs Build again on one engine, after a first build
 // outside the timer; engine=new starts a new engine each time, which reads
-// the page store the build before wrote, as `sitemapd build` does. Target:
+// the page store the build before wrote, as `sitemapd build` does;
+// engine=new-unrecorded does the same without the groups record (removed
+// before each build: every group is encoded and compared). Target:
 // content at most 1.10× mtime. Each reports, besides wall time, the
 // process's CPU time per build (cpu-ns/op, user and system, GC included:
 // steadier than wall time on a shared machine). Neither should read a
@@ -257,7 +259,7 @@ func BenchmarkNoOpBuild(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
 	pages, mtimes := writeSite(b, root, 1)
 	b.Logf("%d pages", len(pages))
-	for _, variant := range []string{"reused", "new"} {
+	for _, variant := range []string{"reused", "new", "new-unrecorded"} {
 		b.Run("engine="+variant, func(b *testing.B) {
 			for _, mode := range lastmodModes {
 				b.Run("lastmod="+mode, func(b *testing.B) {
@@ -269,7 +271,7 @@ func BenchmarkNoOpBuild(b *testing.B) {
 					}
 					tracked := readSince(b, pages, mtimes) > 0
 					resetAtimes(b, pages, mtimes)
-					if variant == "new" {
+					if variant != "reused" {
 						e.Close()
 					}
 					cpu := cpuTime(b)
@@ -279,6 +281,9 @@ func BenchmarkNoOpBuild(b *testing.B) {
 								b.Fatal(err)
 							}
 							continue
+						}
+						if variant == "new-unrecorded" {
+							os.Remove(filepath.Join(cfg.StateDir, groupsName))
 						}
 						buildAsProcess(b, cfg)
 					}

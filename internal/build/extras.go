@@ -331,7 +331,7 @@ func (e *Engine) claimsExtra(p string) bool {
 // lastmod: sitemapd does not know when an app's sitemap changes).
 func (e *Engine) extraRefs(refs []sitemap.Ref, errs *[]error) []sitemap.Ref {
 	for _, x := range e.urlFiles {
-		refs = e.appendRefs(refs, x.parts, errs)
+		refs = e.appendRefs(refs, x.parts, nil, errs)
 	}
 	for _, loc := range e.appLocs {
 		refs = append(refs, sitemap.Ref{Loc: loc})

@@ -111,7 +111,7 @@ func (e *Engine) publishIndex(rep *Report) error {
 	var refs []sitemap.Ref
 	var errs []error
 	for _, g := range e.groups {
-		refs = e.appendRefs(refs, g.parts, &errs)
+		refs = e.appendRefs(refs, g.parts, g.published, &errs)
 	}
 	refs = e.extraRefs(refs, &errs)
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
@@ -140,9 +140,17 @@ func (e *Engine) publishIndex(rep *Report) error {
 
 // appendRefs appends the index entries of sitemap files (relative to the
 // output root), each with its file's mtime, the time its content last
-// changed; files that are not there are left out.
-func (e *Engine) appendRefs(refs []sitemap.Ref, names []string, errs *[]error) []sitemap.Ref {
-	for _, n := range names {
+// changed; files that are not there are left out. landed, if the files
+// are a group's parts as they landed (group.published), gives the mtimes
+// it knows: a change of one part does not stat every part of the site
+// (through os.Root, a stat is a syscall a path component).
+func (e *Engine) appendRefs(refs []sitemap.Ref, names []string, landed []part, errs *[]error) []sitemap.Ref {
+	for i, n := range names {
+		if i < len(landed) && landed[i].name == n && landed[i].file != (fileStamp{}) {
+			mt := time.Unix(0, landed[i].file.mtime)
+			refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
+			continue
+		}
 		mt, err := e.modTime(n)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {

@@ -62,6 +62,9 @@ func (s *Scanner) URLsIn(dirs map[string]*tree.Listing, sp Span, now time.Time) 
 // URLs computes it, without computing URLs.
 func (s *Scanner) Due(dirs map[string]*tree.Listing, now time.Time) (due int64) {
 	for _, l := range dirs {
+		if !toCome(l.Latest(), now) {
+			continue // a change costs the directories with a page to come only
+		}
 		l.Each(func(_ int, _ string, t int64) {
 			if toCome(t, now) && (due == 0 || t < due) {
 				due = t

@@ -77,3 +77,35 @@ func TestURLsInIsURLsCut(t *testing.T) {
 		}
 	}
 }
+
+// TestDueIsURLs: Due, which passes over directories whose latest listed
+// page has come, agrees with the due that URLs finds page by page, for
+// directories with pages to come listed, hidden, or none.
+func TestDueIsURLs(t *testing.T) {
+	root := t.TempDir()
+	cfg, err := config.Load([]byte("root: "+root+"\nbase_url: https://d.test/\nstate_dir: \"\"\n"), filepath.Join(root, "sitemapd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(cfg, nil, siteurl.New(cfg), Options{MTimeOnly: true})
+	now := time.Unix(1_000_000, 0)
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		dirs := map[string]*tree.Listing{}
+		for d := range 1 + r.IntN(6) {
+			var pages []tree.Page
+			for i := range r.IntN(8) {
+				p := tree.Page{Name: fmt.Sprintf("p%d.html", i), Time: now.UnixNano() + int64(r.IntN(2000)-1900)*int64(time.Second)}
+				if r.IntN(4) == 0 {
+					p.Head.Out = tree.NoIndex
+				}
+				pages = append(pages, p)
+			}
+			dirs[fmt.Sprintf("d%d", d)] = tree.NewListing(pages, 0, nil, tree.DirID{})
+		}
+		_, want := s.URLs(dirs, now)
+		if got := s.Due(dirs, now); got != want {
+			t.Fatalf("round %d: Due %d, URLs' due %d", round, got, want)
+		}
+	}
+}

@@ -126,6 +126,7 @@ type Listing struct {
 	images  []string // packed images (Head.Images); nil when no page has any
 	subdirs []string
 	id      DirID // the directory itself: a new one at the same path is another
+	latest  int64 // the latest time of a listed page (0 for none): Latest
 }
 
 // NewListing packs the pages of a directory, keeping what keep says.
@@ -165,6 +166,9 @@ func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 		}
 		if keep&KeepSums != 0 {
 			l.words[stamps+i] = p.Sum
+		}
+		if !p.Head.Hidden() {
+			l.latest = max(l.latest, p.Time)
 		}
 		if p.Head.Hidden() {
 			if l.out == nil {
@@ -256,6 +260,11 @@ func (l *Listing) Each(f func(i int, name string, t int64)) {
 		}
 	})
 }
+
+// Latest is the latest time of a page the listing lists (Each), 0 when
+// it lists none: a directory whose latest time has come has no page still
+// to come, which a change of its group need not look for page by page.
+func (l *Listing) Latest() int64 { return l.latest }
 
 // Time is page i's Page.Time.
 func (l *Listing) Time(i int) int64 { return l.times[i] }
