@@ -72,9 +72,17 @@ func TestEditMovesPageToTopOfFeed(t *testing.T) {
 	}
 
 	// A page added a second later (lastmods are whole seconds; a tie
-	// would go by URL) goes above it.
-	time.Sleep(time.Until(st.ModTime().Truncate(time.Second).Add(time.Second)))
-	h.write("new.html")
+	// would go by URL) goes above it. The file system stamps a write with
+	// a coarse clock that can lag time.Now by a tick, so the write is
+	// made again until its mtime is in a later second than the edit's.
+	for {
+		time.Sleep(time.Until(st.ModTime().Truncate(time.Second).Add(time.Second)))
+		h.write("new.html")
+		if nt, err := os.Stat(h.path("new.html")); err != nil || nt.ModTime().Unix() > st.ModTime().Unix() {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	h.sync()
 	if e := first(); e.Link != "https://static.test/new.html" {
 		t.Errorf("after adding new.html the first entry is %s", e.Link)
