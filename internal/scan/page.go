@@ -34,8 +34,10 @@ func statOf(st *unix.Stat_t) fileStat {
 // its directory, open). ok is false for a file that is neither listed nor
 // remembered; an entry whose head keeps it out is remembered but not
 // listed (Head.Hidden). Every page left out is noted in g (Group.Left).
-// kn is what is known of the directory's pages from before.
-func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, kn *known) (p tree.Page, ok bool) {
+// kn is what is known of the directory's pages from before. With urls,
+// p.URL is the page's entry; without (a recorded directory, whose URLs
+// are made from its listing when its group is taken), p.URL is empty.
+func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, kn *known, urls bool) (p tree.Page, ok bool) {
 	s := w.s
 	if st.nlink > 1 && kn != nil {
 		if _, isKnown := kn.lookup(name); !isKnown {
@@ -53,28 +55,39 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 		w.leave(g, tree.ErrorPage, s.loc.Loc(up), rel, "")
 		return tree.Page{}, false
 	}
-	loc := s.loc.Loc(up)
+	// The page's URL, in bytes: most pages of a recorded directory need
+	// only its length (and robots.txt's answer), and a string of it is
+	// made only where one is kept.
+	var buf [256]byte
+	locb := s.loc.AppendLoc(buf[:0], up)
+	loc := ""
+	locString := func() string {
+		if loc == "" {
+			loc = string(locb)
+		}
+		return loc
+	}
 	if !s.robots.AllowsAll() {
-		if sp, _ := s.loc.SitePath(loc); !s.robots.Allowed(sp) {
-			w.leave(g, tree.Robots, loc, rel, "")
+		if sp, _ := s.loc.SitePath(locString()); !s.robots.Allowed(sp) {
+			w.leave(g, tree.Robots, locString(), rel, "")
 			return tree.Page{}, false
 		}
 	}
-	if len(loc) > sitemap.MaxLocLen {
+	if len(locb) > sitemap.MaxLocLen {
 		w.log.Warn("not listed: URL longer than the protocol allows",
-			zap.String("path", w.abs(rel)), zap.Int("length", len(loc)), zap.Int("max", sitemap.MaxLocLen))
-		w.leave(g, tree.TooLong, loc, rel, "")
+			zap.String("path", w.abs(rel)), zap.Int("length", len(locb)), zap.Int("max", sitemap.MaxLocLen))
+		w.leave(g, tree.TooLong, locString(), rel, "")
 		return tree.Page{}, false
 	}
-	p = tree.Page{Name: name, URL: sitemap.URL{Loc: loc}, Time: st.mtime}
-	if r := matchRule(s.rules, up); r != nil {
-		p.URL.ChangeFreq, p.URL.Priority = r.changefreq, r.priority
-	}
-	if gone := w.state(g, &p, rel, st, dirFD, kn); gone {
+	p = tree.Page{Name: name, Time: st.mtime}
+	if gone := w.state(g, &p, rel, st, dirFD, kn, locString); gone {
 		return tree.Page{}, false
 	}
-	p.URL.LastMod = w.lastMod(g, p.Time, rel, !p.Head.Hidden())
-	p.URL = withHead(p.URL, p.Head)
+	lastMod := w.lastMod(g, p.Time, rel, !p.Head.Hidden())
+	if urls {
+		p.URL = withHead(s.urlAt(up, locString(), p.Time, w.o.Now), p.Head)
+		p.URL.LastMod = lastMod
+	}
 	return p, true
 }
 
@@ -190,7 +203,10 @@ func (k *known) find(name string) (tree.Page, bool) {
 // not the one known; otherwise what is known holds. gone is true when the
 // file vanished meanwhile. A file that cannot be read is listed by its
 // mtime, with a warning, and read again next time (NoStamp).
-func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int, kn *known) (gone bool) {
+//
+// loc gives the page's URL, made when first asked for: a page known and
+// listed needs none.
+func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int, kn *known, loc func() string) (gone bool) {
 	s := w.s
 	if s.keep == 0 {
 		// Nothing is read, nothing kept: Time is the mtime.
@@ -209,7 +225,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if wasKnown && k.Stamp == stamp {
 		p.Stamp, p.Time, p.Sum, p.Head = k.Stamp, k.Time, k.Sum, k.Head
 		if p.Head.Hidden() {
-			w.leave(g, p.Head.Out, p.URL.Loc, rel, "")
+			w.leave(g, p.Head.Out, loc(), rel, "")
 		}
 		return false
 	}
@@ -222,7 +238,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if !heads && !images && !content {
 		return false
 	}
-	r, err := w.read(rel, p.Name, p.URL.Loc, st, dirFD, reading{heads: heads, images: images, content: content})
+	r, err := w.read(rel, p.Name, loc(), st, dirFD, reading{heads: heads, images: images, content: content})
 	sum, info := r.sum, r.info
 	switch {
 	case errors.Is(err, unix.ENOENT):
@@ -236,7 +252,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		if wasKnown {
 			p.Time, p.Sum, p.Head = k.Time, k.Sum, k.Head
 			if p.Head.Hidden() {
-				w.leave(g, p.Head.Out, p.URL.Loc, rel, "")
+				w.leave(g, p.Head.Out, loc(), rel, "")
 			}
 			return false
 		}
@@ -255,7 +271,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		}
 	}
 	if heads {
-		w.applyHead(g, p, rel, info)
+		w.applyHead(g, p, rel, loc(), info)
 	}
 	if !p.Head.Hidden() {
 		// A hidden page's images would never be listed.
@@ -285,8 +301,8 @@ func (w *Walk) newName(g *Group, rel, name string, st fileStat) {
 	g.mu.Unlock()
 }
 
-// applyHead applies what a page's head says to its entry.
-func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
+// applyHead applies what a page's head says to its entry; loc is its URL.
+func (w *Walk) applyHead(g *Group, p *tree.Page, rel, loc string, info head.Info) {
 	s := w.s
 	path := w.abs(rel)
 	for _, problem := range info.Problems {
@@ -308,14 +324,14 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel string, info head.Info) {
 		p.Time = info.Modified.UnixNano()
 	}
 	var elsewhere string
-	p.Head, elsewhere = s.decide(w.log, info, path, p.URL.Loc, rel)
+	p.Head, elsewhere = s.decide(w.log, info, path, loc, rel)
 	if info.Canonicals != nil {
 		g.mu.Lock()
 		g.Left.Canonicals++
 		g.mu.Unlock()
 	}
 	if p.Head.Hidden() {
-		w.leave(g, p.Head.Out, p.URL.Loc, rel, elsewhere)
+		w.leave(g, p.Head.Out, loc, rel, elsewhere)
 	}
 }
 

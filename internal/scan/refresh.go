@@ -161,7 +161,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		// Gone, or not a directory: nothing remembered below this name holds.
 		scan.gone = append(scan.gone, rel)
 		if e.st != nil && e.st.Mode&unix.S_IFMT == unix.S_IFREG && !f.Ignored(e.name) && f.IsPage(e.name) {
-			if p, ok := w.page(scan, dir, e.name, rel, statOf(e.st), -1, kn); ok {
+			if p, ok := w.page(scan, dir, e.name, rel, statOf(e.st), -1, kn, false); ok {
 				pages = append(pages, p)
 			}
 		}

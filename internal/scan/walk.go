@@ -289,6 +289,9 @@ func (w *Walk) visit(v *visit) {
 	dfd := int(d.Fd())
 
 	f := s.filter
+	// A recorded directory keeps its listing, from which its URLs are
+	// made when its group is taken; the others' URLs are made now.
+	recorded := w.o.Record && !v.viaLink
 	var pages []tree.Page
 	var subdirs []string // real subdirectories listed (record mode)
 	var kn *known
@@ -362,7 +365,7 @@ func (w *Walk) visit(v *visit) {
 		default:
 			continue // sockets, devices, fifos
 		}
-		p, ok := w.page(v.group, v.rel, name, rel, fst, dfd, kn)
+		p, ok := w.page(v.group, v.rel, name, rel, fst, dfd, kn, !recorded)
 		if !ok {
 			continue
 		}
@@ -379,7 +382,7 @@ func (w *Walk) visit(v *visit) {
 					zap.String("path", w.abs(joinRel(v.rel, loser))))
 				if !lost.Head.Hidden() {
 					// (One its head hides was counted for that.)
-					w.leave(v.group, tree.DuplicateIndex, lost.URL.Loc, joinRel(v.rel, loser), "")
+					w.leave(v.group, tree.DuplicateIndex, s.loc.Loc(s.loc.PagePath(v.rel, loser)), joinRel(v.rel, loser), "")
 				}
 				continue
 			}
@@ -389,7 +392,6 @@ func (w *Walk) visit(v *visit) {
 	}
 	g := v.group
 	g.mu.Lock()
-	recorded := w.o.Record && !v.viaLink
 	if !recorded {
 		// A recorded directory's URLs are computed from its listing when
 		// its group is handed over (urls): a group's URLs are some 200

@@ -118,10 +118,14 @@ func (l *Locator) AppendName(dst []byte, name string) []byte {
 // Loc is the absolute, percent-encoded URL of a site path as PagePath
 // returns it.
 func (l *Locator) Loc(sitePath string) string {
-	buf := make([]byte, 0, len(l.base)+len(sitePath)+16)
-	buf = append(buf, l.base...)
-	buf = appendPath(buf, strings.TrimPrefix(sitePath, "/"))
-	return string(buf)
+	return string(l.AppendLoc(make([]byte, 0, len(l.base)+len(sitePath)+16), sitePath))
+}
+
+// AppendLoc appends Loc(sitePath) to dst: a caller that needs a URL's
+// bytes only (its length, how it sorts) makes no string of it.
+func (l *Locator) AppendLoc(dst []byte, sitePath string) []byte {
+	dst = append(dst, l.base...)
+	return appendPath(dst, strings.TrimPrefix(sitePath, "/"))
 }
 
 // File is the URL a file is served at, given its slash-separated path
