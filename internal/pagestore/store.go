@@ -143,11 +143,17 @@ func Open(path string, keys Keys) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	// Each block's length, checksum and directory are checked here; its
+	// pages when it is decoded (a directory looked up), which a build
+	// does for each directory once, in parallel with the walk, instead of
+	// all of them once more before the walk can start. A block whose
+	// checksum holds was written whole: a crash cuts a store short, it
+	// does not leave a block of the right checksum and the wrong shape.
 	var blocks []span
 	for off := headerLen; off < len(data); {
 		payload, next, err := readBlock(data, off)
 		if err == nil {
-			_, err = scanPayload(payload, s.version, nil, nil)
+			_, _, err = readBytes(payload, 1) // the directory (payloadDir)
 		}
 		if err != nil {
 			s.Torn = len(data) - off
@@ -216,8 +222,9 @@ func (s *Store) payload(sp span) []byte { return s.data[sp.off:sp.end] }
 
 func (s *Store) dir(sp span) []byte { return payloadDir(s.payload(sp)) }
 
-// Listing returns what the store holds of a directory, or nil. When the
-// store's heads are lost, its pages have NoStamp: their bytes must be read.
+// Listing returns what the store holds of a directory, or nil (also for a
+// block that does not decode). When the store's heads are lost, its pages
+// have NoStamp: their bytes must be read.
 func (s *Store) Listing(dir string) *tree.Listing {
 	if s == nil {
 		return nil
@@ -229,18 +236,23 @@ func (s *Store) Listing(dir string) *tree.Listing {
 	if !found {
 		return nil
 	}
-	l, _ := decodeListing(s.payload(s.spans[i]), s.version, s.headsLost)
+	l, err := decodeListing(s.payload(s.spans[i]), s.version, s.headsLost)
+	if err != nil {
+		return nil // not known: its pages are read again
+	}
 	return l
 }
 
-// Each calls f with every directory the store knows and its listing.
+// Each calls f with every directory the store knows and its listing (a
+// block that does not decode is not known).
 func (s *Store) Each(f func(dir string, l *tree.Listing)) {
 	if s == nil {
 		return
 	}
 	for _, sp := range s.spans {
-		l, _ := decodeListing(s.payload(sp), s.version, s.headsLost)
-		f(string(s.dir(sp)), l)
+		if l, err := decodeListing(s.payload(sp), s.version, s.headsLost); err == nil {
+			f(string(s.dir(sp)), l)
+		}
 	}
 }
 
