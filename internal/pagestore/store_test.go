@@ -214,15 +214,7 @@ func FuzzStore(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(appendBlock(nil, "d", listings["x/y"]))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		path := filepath.Join(t.TempDir(), Name)
-		if err := os.WriteFile(path, append(header(testKeys), body...), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(path, testKeys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openBody(t, body)
 		s.Each(func(dir string, l *tree.Listing) {
 			if got := s.Listing(dir); got == nil || !reflect.DeepEqual(got.Pages(), l.Pages()) {
 				t.Errorf("directory %q found by Each but not by lookup", dir)
@@ -329,7 +321,6 @@ func TestKeysImages(t *testing.T) {
 // the directory is not known (its pages are read again), the blocks after
 // it are, and nothing counts as torn.
 func TestBlockOfWrongShape(t *testing.T) {
-	path := filepath.Join(t.TempDir(), Name)
 	bad := appendBlock(nil, "bad", listings["x/y"])
 	// Cut the payload's last page short, and seal it with a checksum
 	// that holds.
@@ -340,14 +331,7 @@ func TestBlockOfWrongShape(t *testing.T) {
 	bad = binary.LittleEndian.AppendUint32(bad, crc32.Checksum(payload, castagnoli))
 	body := append(appendBlock(nil, "x/y", listings["x/y"]), bad...)
 	body = append(body, appendBlock(nil, "sums", listings["sums"])...)
-	if err := os.WriteFile(path, append(header(testKeys), body...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(path, testKeys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openBody(t, body)
 	if s.Torn != 0 {
 		t.Errorf("torn %d, want 0", s.Torn)
 	}
@@ -361,4 +345,20 @@ func TestBlockOfWrongShape(t *testing.T) {
 	if !reflect.DeepEqual(each, []string{"sums", "x/y"}) {
 		t.Errorf("Each: %q, want sums and x/y", each)
 	}
+}
+
+// openBody opens a store of testKeys whose blocks are body; the store is
+// closed when the test ends.
+func openBody(t *testing.T, body []byte) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), Name)
+	if err := os.WriteFile(path, append(header(testKeys), body...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }
