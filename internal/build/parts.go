@@ -94,6 +94,18 @@ func (e *Engine) touched(old, cur map[string]*tree.Listing) []string {
 		if cl == ol {
 			continue
 		}
+		if cl != nil && cl.SameNames(ol) {
+			// An edit: the same pages in the same order, compared index
+			// by index, where a map of a directory of 30,000 pages costs
+			// a change more than the rest of its directory's work.
+			ol.All(func(i int, name string) {
+				oh, ch := ol.Head(i), cl.Head(i)
+				if (!oh.Hidden() || !ch.Hidden()) && (oh != ch || ol.Time(i) != cl.Time(i)) {
+					locs = append(locs, e.scan.PageLoc(d, name))
+				}
+			})
+			continue
+		}
 		before := map[string]entry{}
 		ol.Each(func(i int, name string, t int64) { before[name] = entry{t, ol.Head(i)} })
 		if cl != nil {

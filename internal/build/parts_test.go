@@ -3,11 +3,15 @@ package build
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 // TestPartsAreLocal: a group of 3,000 pages in parts of about 100 URLs.
@@ -71,5 +75,45 @@ func TestPartsAreLocal(t *testing.T) {
 	}
 	if n := strings.Count(read(t, filepath.Join(root, "docs/sitemap.xml")), "<url>"); n != 3000 {
 		t.Errorf("docs/sitemap.xml lists %d URLs, want 3000", n)
+	}
+}
+
+// TestTouchedByIndexIsByName: for listings of the same pages in the same
+// order (an edit), the pages a change touched, found index by index, are
+// those found by name: a page listed before or after whose time or head
+// differs, or that is listed on one side only.
+func TestTouchedByIndexIsByName(t *testing.T) {
+	e, _ := newEngine(t, loadConfig(t, baseConfig, site(t), ""))
+	r := rand.New(rand.NewPCG(5, 6))
+	heads := []tree.Head{{}, {Out: tree.NoIndex}, {Out: tree.Canonical}, {Alts: "de\x00https://static.test/de/\x00"}, {Images: "https://static.test/i.png\x00"}}
+	for round := range 300 {
+		var was, now []tree.Page
+		for i := range r.IntN(12) {
+			p := tree.Page{Name: fmt.Sprintf("p%d.html", i), Time: int64(r.IntN(3)), Head: heads[r.IntN(len(heads))]}
+			was = append(was, p)
+			if r.IntN(3) == 0 {
+				p.Time, p.Head = int64(r.IntN(3)), heads[r.IntN(len(heads))]
+			}
+			now = append(now, p)
+		}
+		old := map[string]*tree.Listing{"d": tree.NewListing(was, 0, nil, tree.DirID{})}
+		cur := map[string]*tree.Listing{"d": tree.NewListing(now, 0, nil, tree.DirID{})}
+		var want []string
+		for i := range was {
+			a, b := was[i], now[i]
+			if (!a.Head.Hidden() || !b.Head.Hidden()) && (a.Head.Hidden() != b.Head.Hidden() || a.Time != b.Time || a.Head != b.Head) {
+				want = append(want, e.scan.PageLoc("d", a.Name))
+			}
+		}
+		slices.Sort(want)
+		if got := e.touched(old, cur); !slices.Equal(got, want) {
+			t.Fatalf("round %d: touched %q, want %q", round, got, want)
+		}
+		// The same answer by name: the pages in another order.
+		slices.Reverse(now)
+		cur["d"] = tree.NewListing(now, 0, nil, tree.DirID{})
+		if got := e.touched(old, cur); !slices.Equal(got, want) {
+			t.Fatalf("round %d, by name: touched %q, want %q", round, got, want)
+		}
 	}
 }

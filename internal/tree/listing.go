@@ -206,6 +206,11 @@ func (l *Listing) ID() DirID { return l.id }
 // in the order read. The slice must not be changed.
 func (l *Listing) Subdirs() []string { return l.subdirs }
 
+// SameNames reports whether o lists the same pages as l, by name and in
+// the same order (a page's file edited in place, or rewritten): their
+// entries can then be compared index by index.
+func (l *Listing) SameNames(o *Listing) bool { return l.names == o.names }
+
 // Kept says what the listing keeps of each page.
 func (l *Listing) Kept() Kept { return l.kept }
 
