@@ -167,14 +167,13 @@ func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 		if keep&KeepSums != 0 {
 			l.words[stamps+i] = p.Sum
 		}
-		if !p.Head.Hidden() {
-			l.latest = max(l.latest, p.Time)
-		}
 		if p.Head.Hidden() {
 			if l.out == nil {
 				l.out = make([]Reason, len(pages))
 			}
 			l.out[i] = p.Head.Out
+		} else {
+			l.latest = max(l.latest, p.Time)
 		}
 		if p.Head.Alts != "" {
 			if l.alts == nil {
