@@ -259,11 +259,14 @@ func (c *Cursor) Advance() {
 // its Time.
 func (l *Listing) Each(f func(i int, name string, t int64)) {
 	l.All(func(i int, name string) {
-		if l.out == nil || l.out[i] == Listed {
+		if l.listed(i) {
 			f(i, name, l.times[i])
 		}
 	})
 }
+
+// listed reports whether page i is listed (its head does not hide it).
+func (l *Listing) listed(i int) bool { return l.out == nil || l.out[i] == Listed }
 
 // Latest is the latest time of a page the listing lists (Each), 0 when
 // it lists none: a directory whose latest time has come has no page still
