@@ -85,46 +85,11 @@ func (e *Engine) local(r *run, dir string, st *group, u *tree.Update) *localPart
 // all of these have equal entries. Listings the two share are skipped.
 func (e *Engine) touched(old, cur map[string]*tree.Listing) []string {
 	var locs []string
-	type entry struct {
-		t    int64
-		head tree.Head
-	}
-	for d, ol := range old {
-		cl := cur[d]
-		if cl == ol {
-			continue
+	tree.Pair(old, cur, func(dir, name string, was, is tree.Entry) {
+		if was != is {
+			locs = append(locs, e.scan.PageLoc(dir, name))
 		}
-		if cl != nil && cl.SameNames(ol) {
-			// An edit: the same pages in the same order, compared index
-			// by index, where a map of a directory of 30,000 pages costs
-			// a change more than the rest of its directory's work.
-			ol.All(func(i int, name string) {
-				oh, ch := ol.Head(i), cl.Head(i)
-				if (!oh.Hidden() || !ch.Hidden()) && (oh != ch || ol.Time(i) != cl.Time(i)) {
-					locs = append(locs, e.scan.PageLoc(d, name))
-				}
-			})
-			continue
-		}
-		before := map[string]entry{}
-		ol.Each(func(i int, name string, t int64) { before[name] = entry{t, ol.Head(i)} })
-		if cl != nil {
-			cl.Each(func(i int, name string, t int64) {
-				if prev, ok := before[name]; !ok || prev != (entry{t, cl.Head(i)}) {
-					locs = append(locs, e.scan.PageLoc(d, name))
-				}
-				delete(before, name)
-			})
-		}
-		for name := range before {
-			locs = append(locs, e.scan.PageLoc(d, name))
-		}
-	}
-	for d, cl := range cur {
-		if _, ok := old[d]; !ok {
-			cl.Each(func(_ int, name string, _ int64) { locs = append(locs, e.scan.PageLoc(d, name)) })
-		}
-	}
+	})
 	slices.Sort(locs)
 	return locs
 }

@@ -32,55 +32,66 @@ func (c *Changes) Merge(o Changes) {
 // directories it touched.
 func Compare(old, cur map[string]*Listing, now time.Time, loc func(dir, name string) string) Changes {
 	var c Changes
-	for d, ol := range old {
-		cl := cur[d]
-		if cl == ol {
-			continue
+	Pair(old, cur, func(dir, name string, was, is Entry) {
+		switch {
+		case is.Listed && !was.Listed:
+			c.Added = append(c.Added, loc(dir, name))
+		case was.Listed && !is.Listed:
+			c.Removed = append(c.Removed, loc(dir, name))
+		case !LastMod(was.Time, now).Equal(LastMod(is.Time, now)):
+			c.Changed = append(c.Changed, loc(dir, name))
 		}
-		if cl != nil && cl.SameNames(ol) {
-			// An edit: the same pages in the same order, compared index by
-			// index (a map of a directory of 30,000 pages costs a change
-			// more than the rest of its directory's work).
-			ol.All(func(i int, name string) {
-				was, is := ol.listed(i), cl.listed(i)
-				switch {
-				case is && !was:
-					c.Added = append(c.Added, loc(d, name))
-				case was && !is:
-					c.Removed = append(c.Removed, loc(d, name))
-				case was && !LastMod(ol.times[i], now).Equal(LastMod(cl.times[i], now)):
-					c.Changed = append(c.Changed, loc(d, name))
-				}
-			})
-			continue
-		}
-		before := map[string]int64{}
-		ol.Each(func(_ int, name string, mt int64) { before[name] = mt })
-		if cl != nil {
-			cl.Each(func(_ int, name string, mt int64) {
-				prev, ok := before[name]
-				switch {
-				case !ok:
-					c.Added = append(c.Added, loc(d, name))
-				case !LastMod(prev, now).Equal(LastMod(mt, now)):
-					c.Changed = append(c.Changed, loc(d, name))
-				}
-				delete(before, name)
-			})
-		}
-		for name := range before {
-			c.Removed = append(c.Removed, loc(d, name))
-		}
-	}
-	for d, cl := range cur {
-		if _, ok := old[d]; !ok {
-			cl.Each(func(_ int, name string, _ int64) { c.Added = append(c.Added, loc(d, name)) })
-		}
-	}
+	})
 	slices.Sort(c.Added)
 	slices.Sort(c.Changed)
 	slices.Sort(c.Removed)
 	return c
+}
+
+// Entry is what a listing says of a page it lists: Listed is false for a
+// page it does not have, or hides (then Time and Head are zero).
+type Entry struct {
+	Listed bool
+	Time   int64
+	Head   Head
+}
+
+// Pair calls f for every page listed before or after in the directories
+// whose listing old and cur differ (a listing replaced, added or gone),
+// with its entry on each side; never for a page listed on neither. A
+// directory with the same names in the same order (an edit) is paired
+// index by index, others by name: a map of a directory of 30,000 pages
+// costs a change more than the rest of its directory's work.
+func Pair(old, cur map[string]*Listing, f func(dir, name string, was, is Entry)) {
+	for d, ol := range old {
+		cl := cur[d]
+		switch {
+		case cl == ol:
+		case cl != nil && cl.SameNames(ol):
+			ol.All(func(i int, name string) {
+				if was, is := ol.entry(i), cl.entry(i); was.Listed || is.Listed {
+					f(d, name, was, is)
+				}
+			})
+		default:
+			before := map[string]Entry{}
+			ol.Each(func(i int, name string, _ int64) { before[name] = ol.entry(i) })
+			if cl != nil {
+				cl.Each(func(i int, name string, _ int64) {
+					f(d, name, before[name], cl.entry(i))
+					delete(before, name)
+				})
+			}
+			for name, was := range before {
+				f(d, name, was, Entry{})
+			}
+		}
+	}
+	for d, cl := range cur {
+		if _, ok := old[d]; !ok {
+			cl.Each(func(i int, name string, _ int64) { f(d, name, Entry{}, cl.entry(i)) })
+		}
+	}
 }
 
 // Diff compares what sitemap files listed (loc -> lastmod as written, as

@@ -268,6 +268,14 @@ func (l *Listing) Each(f func(i int, name string, t int64)) {
 // listed reports whether page i is listed (its head does not hide it).
 func (l *Listing) listed(i int) bool { return l.out == nil || l.out[i] == Listed }
 
+// entry is page i's Entry: zero when it is hidden.
+func (l *Listing) entry(i int) Entry {
+	if !l.listed(i) {
+		return Entry{}
+	}
+	return Entry{Listed: true, Time: l.times[i], Head: l.Head(i)}
+}
+
 // Latest is the latest time of a page the listing lists (Each), 0 when
 // it lists none: a directory whose latest time has come has no page still
 // to come, which a change of its group need not look for page by page.
