@@ -29,16 +29,7 @@ func TestLinkMadeAndEditedInOneBatch(t *testing.T) {
 			if err := os.Link(first, second); err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.OpenFile(second, os.O_WRONLY|os.O_TRUNC, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.WriteString("<title>edited</title><h1>new bytes</h1>"); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-			edited := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
-			os.Chtimes(second, edited, edited)
+			editInPlace(t, second)
 
 			rep, err := e.Update(context.Background(), []string{"archive"}, map[string][]string{"archive": {"copy.html"}})
 			if err != nil {
@@ -89,16 +80,7 @@ func TestEditThroughNameLeftOut(t *testing.T) {
 	cfg := loadConfig(t, baseConfig, root, "")
 	e, _ := newEngine(t, cfg, WithChanges())
 	mustBuild(t, e)
-	f, err := os.OpenFile(hidden, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("<title>edited</title><h1>new bytes</h1>"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	edited := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
-	os.Chtimes(hidden, edited, edited)
+	editInPlace(t, hidden)
 
 	rep, err := e.Update(context.Background(), []string{"private"}, map[string][]string{"private": {"copy.html"}})
 	if err != nil {
@@ -111,4 +93,20 @@ func TestEditThroughNameLeftOut(t *testing.T) {
 	if rep := mustBuild(t, fresh); len(rep.Written) != 0 || len(rep.Removed) != 0 {
 		t.Errorf("a full build would write %v and remove %v", rep.Written, rep.Removed)
 	}
+}
+
+// editInPlace writes new bytes into a file through the name p, keeping
+// its inode (and so its other names), with the mtime 2025-05-06T07:08:09Z.
+func editInPlace(t *testing.T, p string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("<title>edited</title><h1>new bytes</h1>"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	edited := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+	os.Chtimes(p, edited, edited)
 }
