@@ -161,6 +161,7 @@ type known struct {
 	cur tree.Cursor
 	on  bool // cur is started
 	idx map[string]int
+	few bool // only a few names are looked up: scan for each, build no map
 
 	last     string // the name last looked up ("" before any: no page's)
 	lastPage tree.Page
@@ -180,6 +181,13 @@ func (k *known) lookup(name string) (tree.Page, bool) {
 }
 
 func (k *known) find(name string) (tree.Page, bool) {
+	if k.few {
+		i, ok := k.l.Find(name)
+		if !ok {
+			return tree.Page{}, false
+		}
+		return k.l.Page(i, name), true
+	}
 	if k.idx == nil {
 		if !k.on {
 			k.cur, k.on = k.l.Cursor(), true

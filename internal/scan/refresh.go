@@ -110,7 +110,15 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		st   *unix.Stat_t // nil: gone
 	}
 	var entries []found
+	// Each named page is replaced at its place, removed, or (new) added
+	// at the end: the others keep their order, so an edit leaves the
+	// listing's names as they were.
+	edit := make(map[string]*tree.Page, len(names))
 	for _, name := range names {
+		if _, dup := edit[name]; dup {
+			continue
+		}
+		edit[name] = nil
 		if _, isIndex := s.loc.IndexRank(name); isIndex {
 			return false
 		}
@@ -125,17 +133,8 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 			entries = append(entries, found{name, &st})
 		}
 	}
-	named := map[string]bool{}
-	for _, f := range entries {
-		named[f.name] = true
-	}
-	var pages []tree.Page
-	old.All(func(i int, name string) {
-		if !named[name] {
-			pages = append(pages, old.Page(i, name))
-		}
-	})
-	kn := &known{l: old}
+	var add []tree.Page
+	kn := &known{l: old, few: true}
 	subdirs := slices.Clone(old.Subdirs())
 	var walkNew []string
 	f := s.filter
@@ -162,14 +161,18 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		scan.gone = append(scan.gone, rel)
 		if e.st != nil && e.st.Mode&unix.S_IFMT == unix.S_IFREG && !f.Ignored(e.name) && f.IsPage(e.name) {
 			if p, ok := w.page(scan, dir, e.name, rel, statOf(e.st), -1, kn, false); ok {
-				pages = append(pages, p)
+				if _, was := old.Find(e.name); was {
+					edit[e.name] = &p
+				} else {
+					add = append(add, p)
+				}
 			}
 		}
 	}
 	if scan.Listings == nil {
 		scan.Listings = map[string]*tree.Listing{}
 	}
-	scan.Listings[dir] = tree.NewListing(pages, s.keep, subdirs, old.ID())
+	scan.Listings[dir] = old.Amend(s.keep, edit, add, subdirs)
 	for _, d := range walkNew {
 		w.walk(d, scan)
 	}

@@ -135,64 +135,11 @@ func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 	for i := range pages {
 		n += len(pages[i].Name) + 1
 	}
-	var b strings.Builder
-	b.Grow(n)
-	// Exact sizes: a daemon keeps a listing per directory for as long as
-	// it runs.
-	// Stamps and sums share one allocation: the daemon holds a listing
-	// per directory, and each slice costs a header and a size class's
-	// rounding.
-	l := &Listing{id: id, kept: keep}
-	var stamps, sums int // how many of each words holds
-	if keep&KeepStamps != 0 {
-		stamps = len(pages)
-	}
-	if keep&KeepSums != 0 {
-		sums = len(pages)
-	}
-	if len(pages) > 0 {
-		l.times = make([]int64, len(pages))
-		if stamps+sums > 0 {
-			l.words = make([]uint64, stamps+sums)
-		}
-	}
+	b := newBuilder(keep, len(pages), n)
 	for i := range pages {
-		p := &pages[i]
-		b.WriteString(p.Name)
-		b.WriteByte(0)
-		l.times[i] = p.Time
-		if keep&KeepStamps != 0 {
-			l.words[i] = p.Stamp
-		}
-		if keep&KeepSums != 0 {
-			l.words[stamps+i] = p.Sum
-		}
-		if p.Head.Hidden() {
-			if l.out == nil {
-				l.out = make([]Reason, len(pages))
-			}
-			l.out[i] = p.Head.Out
-		} else {
-			l.latest = max(l.latest, p.Time)
-		}
-		if p.Head.Alts != "" {
-			if l.alts == nil {
-				l.alts = make([]string, len(pages))
-			}
-			l.alts[i] = p.Head.Alts
-		}
-		if p.Head.Images != "" {
-			if l.images == nil {
-				l.images = make([]string, len(pages))
-			}
-			l.images[i] = p.Head.Images
-		}
+		b.add(&pages[i])
 	}
-	l.names = b.String()
-	if len(subdirs) > 0 {
-		l.subdirs = append(make([]string, 0, len(subdirs)), subdirs...)
-	}
-	return l
+	return b.finish(subdirs, id)
 }
 
 // Len is the number of pages, hidden or not.
