@@ -85,10 +85,8 @@ func (e *Engine) local(r *run, dir string, st *group, u *tree.Update) *localPart
 // all of these have equal entries. Listings the two share are skipped.
 func (e *Engine) touched(old, cur map[string]*tree.Listing) []string {
 	var locs []string
-	tree.Pair(old, cur, func(dir, name string, was, is tree.Entry) {
-		if was != is {
-			locs = append(locs, e.scan.PageLoc(dir, name))
-		}
+	tree.Pair(old, cur, func(dir, name string, _, _ tree.Entry) {
+		locs = append(locs, e.scan.PageLoc(dir, name))
 	})
 	slices.Sort(locs)
 	return locs

@@ -56,13 +56,14 @@ type Entry struct {
 	Head   Head
 }
 
-// Pair calls f for every page listed before or after in the directories
-// whose listing old and cur differ (a listing replaced, added or gone),
-// with its entry on each side; never for a page listed on neither. A
-// directory whose names are in the same order on both sides but for a few
-// removed or added (an edit, a file created or deleted: Amend keeps the
-// order) is paired in step, others by name: a map of a directory of
-// 30,000 pages costs a change more than the rest of its directory's work.
+// Pair calls f for every page whose entry differs before and after (listed
+// on one side only, or on both with another time or head) in the
+// directories whose listing old and cur differ (a listing replaced, added
+// or gone), with its entry on each side. A directory whose names are in
+// the same order on both sides but for a few removed or added (an edit, a
+// file created or deleted: Amend keeps the order) is paired in step,
+// others by name: a map of a directory of 30,000 pages costs a change more
+// than the rest of its directory's work.
 func Pair(old, cur map[string]*Listing, f func(dir, name string, was, is Entry)) {
 	for d, ol := range old {
 		pairDir(d, ol, cur[d], f)
@@ -76,8 +77,10 @@ func Pair(old, cur map[string]*Listing, f func(dir, name string, was, is Entry))
 
 func pairDir(d string, ol, cl *Listing, f func(dir, name string, was, is Entry)) {
 	inStep := func(name string, oi, ci int) bool {
-		if was, is := entryAt(ol, oi), entryAt(cl, ci); was.Listed || is.Listed {
-			f(d, name, was, is)
+		if oi < 0 || ci < 0 || !sameEntry(ol, oi, cl, ci) {
+			if was, is := entryAt(ol, oi), entryAt(cl, ci); was != is {
+				f(d, name, was, is)
+			}
 		}
 		return true
 	}
@@ -88,20 +91,54 @@ func pairDir(d string, ol, cl *Listing, f func(dir, name string, was, is Entry))
 	case cl == nil:
 		ol.Each(func(i int, name string, _ int64) { f(d, name, ol.entry(i), Entry{}) })
 	case cl.SameNames(ol):
-		ol.All(func(i int, name string) { inStep(name, i, i) })
+		// Most pages are as they were: find those that are not before
+		// looking for their names.
+		var differ []int
+		for i := range ol.Len() {
+			if !sameEntry(ol, i, cl, i) {
+				differ = append(differ, i)
+			}
+		}
+		c := ol.Cursor()
+		for _, i := range differ {
+			for c.i < i {
+				c.Advance()
+			}
+			_, name, _ := c.Peek()
+			inStep(name, i, i)
+		}
 	case fewApart(ol, cl):
 		steps(ol, cl, inStep)
 	default:
 		before := map[string]Entry{}
 		ol.Each(func(i int, name string, _ int64) { before[name] = ol.entry(i) })
 		cl.Each(func(i int, name string, _ int64) {
-			f(d, name, before[name], cl.entry(i))
+			if was, is := before[name], cl.entry(i); was != is {
+				f(d, name, was, is)
+			}
 			delete(before, name)
 		})
 		for name, was := range before {
 			f(d, name, was, Entry{})
 		}
 	}
+}
+
+// sameEntry reports whether page i of a and page j of b have the same
+// Entry, without making either.
+func sameEntry(a *Listing, i int, b *Listing, j int) bool {
+	al, bl := a.listed(i), b.listed(j)
+	if !al || !bl {
+		return al == bl
+	}
+	return a.times[i] == b.times[j] && stringAt(a.alts, i) == stringAt(b.alts, j) && stringAt(a.images, i) == stringAt(b.images, j)
+}
+
+func stringAt(s []string, i int) string {
+	if s == nil {
+		return ""
+	}
+	return s[i]
 }
 
 // entryAt is page i's entry, or none for -1.

@@ -145,6 +145,9 @@ func NewListing(pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 // Len is the number of pages, hidden or not.
 func (l *Listing) Len() int { return len(l.times) }
 
+// NameBytes is the length of the pages' names together, plus one a page.
+func (l *Listing) NameBytes() int { return len(l.names) }
+
 // ID is the directory the listing was read from.
 func (l *Listing) ID() DirID { return l.id }
 
