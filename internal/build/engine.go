@@ -58,6 +58,7 @@ type Engine struct {
 	appLocs     []string        // extra_sitemaps as <loc>s, sorted
 
 	owe     func(tree.Changes, bool) error // WithWriteAhead
+	urls    func() bool                    // WithChangeURLs
 	force   bool                           // no shrink guard (WithForce)
 	dry     *dryRun                        // WithDryRun: what a publish would do
 	refused *ShrinkError                   // the last full build's refusal, until one succeeds
@@ -123,6 +124,13 @@ func WithChanges() Option {
 func WithWriteAhead(owe func(changes tree.Changes, files bool) error) Option {
 	return func(e *Engine) { e.owe = owe }
 }
+
+// WithChangeURLs has a publish keep the URLs of its changes only if want,
+// asked as it begins, says someone is to be told of them; otherwise its
+// Report's Changes are only counted (tree.Changes.Counted), and so are
+// what WithWriteAhead's function is given. Without it every publish keeps
+// them.
+func WithChangeURLs(want func() bool) Option { return func(e *Engine) { e.urls = want } }
 
 // WithForce makes publishes that the shrink guard (shrink_guard) would
 // refuse: `sitemapd build -force`, for a shrink that is meant.

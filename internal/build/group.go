@@ -126,11 +126,9 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		// Nothing remembers the update (a build): kept until the commit,
 		// it would keep every listing of the tree alive.
 		s.upd = nil
-		if e.owe == nil {
-			// Nobody is told of the changes either: they would keep
-			// every URL alive.
-			s.changes = tree.Changes{}
-		}
+	}
+	if r.counted {
+		s.changes = s.changes.Counted()
 	}
 	e.noteStaged(r, g, s, names)
 	if !r.full {

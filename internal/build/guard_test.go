@@ -335,3 +335,45 @@ func TestWriteAheadComesFirst(t *testing.T) {
 		t.Errorf("a build that changes nothing wrote ahead %+v", calls)
 	}
 }
+
+// TestCountedChanges: a publish whose changes nobody is to be told of
+// (WithChangeURLs says so as it begins) counts them, in its report and in
+// what it writes ahead, without their URLs; one that is to be told keeps
+// them. The counts are what a publish keeping the URLs reports.
+func TestCountedChanges(t *testing.T) {
+	root := site(t, "index.html", "docs/a.html", "docs/b.html", "blog/c.html")
+	// The oracle: an engine that keeps every URL, on a copy of the tree.
+	other := filepath.Join(t.TempDir(), "root")
+	if err := os.CopyFS(other, os.DirFS(root)); err != nil {
+		t.Fatal(err)
+	}
+	keeps, _ := newEngine(t, loadConfig(t, baseConfig, other, ""), WithChanges())
+	want := mustBuild(t, keeps).Changes
+
+	urls := false
+	var owed tree.Changes
+	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithChangeURLs(func() bool { return urls }),
+		WithWriteAhead(func(c tree.Changes, _ bool) error { owed = c; return nil }))
+	rep := mustBuild(t, e)
+	if len(rep.Changes.Added)+len(owed.Added) != 0 {
+		t.Errorf("first build kept URLs: reported %v, wrote ahead %v", rep.Changes.Added, owed.Added)
+	}
+	if len(want.Added) != 4 || rep.Changes.Counts() != want.Counts() || owed.Counts() != want.Counts() {
+		t.Errorf("counted %+v, wrote ahead %+v; the URLs kept: %v", rep.Changes.Counts(), owed.Counts(), want.Added)
+	}
+	if rep.Changes.Empty() {
+		t.Error("counted changes are empty")
+	}
+
+	urls = true
+	mustWrite(t, filepath.Join(root, "docs", "new.html"), defaultMTime)
+	os.Remove(filepath.Join(root, "docs", "a.html"))
+	rep, err := e.Update(context.Background(), []string{"docs"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Changes.Added, []string{"https://static.test/docs/new.html"}) ||
+		!slices.Equal(rep.Changes.Removed, []string{"https://static.test/docs/a.html"}) || !slices.Equal(owed.Added, rep.Changes.Added) {
+		t.Errorf("wanted URLs: reported %+v, wrote ahead %+v", rep.Changes, owed)
+	}
+}

@@ -25,6 +25,7 @@ import (
 // changed only as files land.
 type run struct {
 	full     bool      // a walk of the whole tree
+	counted  bool      // the changes' URLs are not kept, only counted (WithChangeURLs)
 	start    time.Time // files older than this may be stale temp files
 	now      time.Time // what lastmods are compared with
 	batch    *publish.Batch
@@ -81,6 +82,9 @@ func (e *Engine) begin(full bool) *run {
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: &Report{},
 		staged: map[string]staging{}, seen: map[string]bool{}, kept: map[string]bool{}, saved: map[string]*group{},
 		oldIndex: e.indexNames(), digests: map[string]uint64{},
+		// Nothing remembers or is told of a build's changes: kept until
+		// the commit, their URLs would keep every URL of the site alive.
+		counted: (e.mem == nil && e.owe == nil) || (e.urls != nil && !e.urls()),
 	}
 }
 
@@ -304,6 +308,9 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	}
 	if r.full {
 		r.gone = e.unseen(r)
+		if r.counted {
+			r.gone = r.gone.Counted()
+		}
 	}
 	e.writeAhead(r)
 	if r.store != nil {

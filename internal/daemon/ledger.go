@@ -17,8 +17,17 @@ import (
 type ledger struct {
 	eng      *build.Engine
 	notifier *ping.Notifier // nil until the notifier is up
+	observed bool           // a Notifier observes the publishes' changes
 	initial  bool           // the publish is the first build of this run
 	indexes  []string       // index URLs a ping was recorded for, this publish
+}
+
+// wantsURLs reports whether the publish beginning is to keep the URLs of
+// its changes (build.WithChangeURLs): for the notifier to record, or an
+// observer. A first build of a site never notified, or one with no
+// IndexNow endpoint, only counts them.
+func (l *ledger) wantsURLs() bool {
+	return l.observed || (l.notifier != nil && l.notifier.WantsPages(l.initial))
 }
 
 func (l *ledger) owe(c tree.Changes, files bool) error {

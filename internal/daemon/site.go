@@ -150,8 +150,8 @@ const (
 // build writes nothing at all, serve fails with ErrNothingPublished.
 func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (ending, version, error) {
 	d := s.d
-	led := &ledger{}
-	eng, err := build.New(cfg, s.log, build.WithChanges(), build.WithWriteAhead(led.owe))
+	led := &ledger{observed: d.opts.Notifier != nil}
+	eng, err := build.New(cfg, s.log, build.WithChanges(), build.WithWriteAhead(led.owe), build.WithChangeURLs(led.wantsURLs))
 	if err != nil {
 		return stopped, version{}, err
 	}
@@ -380,8 +380,9 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 	s.groups, s.urls = groups, urls
 	s.mu.Unlock()
 	c := rep.Changes
+	n := c.Counts()
 	s.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
-		zap.Int("added", len(c.Added)), zap.Int("changed", len(c.Changed)), zap.Int("removed", len(c.Removed)),
+		zap.Int("added", n.Added), zap.Int("changed", n.Changed), zap.Int("removed", n.Removed),
 		zap.Int("files_written", len(rep.Written)), zap.Int("files_removed", len(rep.Removed)),
 		rep.LeftOutField(), zap.Float64("seconds", rep.Duration.Seconds()))
 	if !c.Empty() || len(rep.Written)+len(rep.Removed) > 0 {

@@ -187,6 +187,23 @@ func (n *Notifier) Close() error {
 	return err
 }
 
+// WantsPages reports whether Note, called now, would record page URLs for
+// some endpoint (an IndexNow endpoint, and not the first build of a site
+// never notified): when it would not, a publish need not keep them.
+func (n *Notifier) WantsPages(initial bool) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if initial && n.fresh {
+		return false
+	}
+	for _, ep := range n.eps {
+		if ep.cfg.Kind == config.IndexNow {
+			return true
+		}
+	}
+	return false
+}
+
 // Note owes the endpoints a publish: its page URLs (added, changed and
 // removed alike: engines recrawl each) to IndexNow endpoints, its index URLs
 // to ping endpoints when any sitemap file changed. initial marks the

@@ -77,13 +77,34 @@ func TestFirstRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
+	// WantsPages says beforehand what Note will do with page URLs.
+	if n.WantsPages(true) || !n.WantsPages(false) {
+		t.Errorf("new site: WantsPages(initial) %v, WantsPages(later) %v; want false, true", n.WantsPages(true), n.WantsPages(false))
+	}
 	n.Note(pages(5), []string{"https://static.test/sitemap_index.xml"}, true, true)
 	if got := n.Stats()[0].Owed; got != 0 {
 		t.Errorf("%d URLs owed after the first build of a new site, want 0", got)
 	}
+	if !n.WantsPages(true) {
+		t.Error("WantsPages(initial) false once the site was notified")
+	}
 	n.Note(pages(2), nil, true, false)
 	if got := n.Stats()[0].Owed; got != 2 {
 		t.Errorf("%d URLs owed after a later change, want 2", got)
+	}
+}
+
+// TestWantsPagesPing: a ping endpoint is told of index URLs only.
+func TestWantsPagesPing(t *testing.T) {
+	srv := newRecorder(t, status(200))
+	n, err := New(setup(t, "ping", srv.URL+"/ping?sitemap={sitemap}", "", ""), zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	n.Note(pages(5), []string{"https://static.test/sitemap_index.xml"}, true, true)
+	if n.WantsPages(false) {
+		t.Error("WantsPages with a ping endpoint only")
 	}
 }
 

@@ -8,21 +8,41 @@ import (
 )
 
 // Changes are the page URLs a publish added, changed (another <lastmod>)
-// and removed: what search engines are told.
+// and removed: what search engines are told. Changes that nobody is to be
+// told of may be only counted (Counted).
 type Changes struct {
 	Added, Changed, Removed []string
+	counted                 Counts // changes beyond the URLs, whose URLs were dropped
 }
 
-// Empty reports whether nothing changed.
-func (c *Changes) Empty() bool {
-	return len(c.Added)+len(c.Changed)+len(c.Removed) == 0
+// Counts are how many page URLs were added, changed and removed.
+type Counts struct{ Added, Changed, Removed int }
+
+// Counts counts the changes, whether their URLs are kept or not.
+func (c *Changes) Counts() Counts {
+	return Counts{
+		Added:   c.counted.Added + len(c.Added),
+		Changed: c.counted.Changed + len(c.Changed),
+		Removed: c.counted.Removed + len(c.Removed),
+	}
 }
+
+// Counted returns the changes counted, without their URLs: a daemon's
+// first build lists every page of the site as added, 85 MB of URLs at a
+// million files, which nobody is told of when no search engine is to be.
+func (c Changes) Counted() Changes { return Changes{counted: c.Counts()} }
+
+// Empty reports whether nothing changed.
+func (c *Changes) Empty() bool { return c.Counts() == Counts{} }
 
 // Merge appends o's changes to c's.
 func (c *Changes) Merge(o Changes) {
 	c.Added = append(c.Added, o.Added...)
 	c.Changed = append(c.Changed, o.Changed...)
 	c.Removed = append(c.Removed, o.Removed...)
+	c.counted.Added += o.counted.Added
+	c.counted.Changed += o.counted.Changed
+	c.counted.Removed += o.counted.Removed
 }
 
 // Compare compares a group's directories before and after: the pages
