@@ -168,7 +168,7 @@ func (e *Engine) viewURLs(r *run, g *scan.Group, st *group, u *tree.Update) *loc
 		g.Due = e.scan.Due(u.View, r.now)
 		return l
 	}
-	g.URLs, g.Due = e.scan.URLs(u.View, r.now)
+	g.URLs, g.Due = e.scan.AppendURLs(nil, u.View, r.now)
 	return nil
 }
 

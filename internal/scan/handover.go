@@ -49,8 +49,8 @@ func (w *Walk) AddURLs(g *Group) {
 	if len(g.Listings) == 0 || g.Err != nil {
 		return
 	}
-	urls, due := w.s.URLs(g.Listings, w.clock())
-	g.URLs = append(urls, g.URLs...)
+	var due int64
+	g.URLs, due = w.s.AppendURLs(g.URLs, g.Listings, w.clock())
 	if due != 0 {
 		g.due(due)
 	}

@@ -59,7 +59,7 @@ func (s *Scanner) URLsIn(dirs map[string]*tree.Listing, sp Span, now time.Time) 
 }
 
 // Due is when the first page of dirs still to come is due (Group.Due), as
-// URLs computes it, without computing URLs.
+// AppendURLs computes it, without computing URLs.
 func (s *Scanner) Due(dirs map[string]*tree.Listing, now time.Time) (due int64) {
 	for _, l := range dirs {
 		if !toCome(l.Latest(), now) {

@@ -59,7 +59,7 @@ func TestURLsInIsURLsCut(t *testing.T) {
 			dirs[d] = tree.NewListing(pages, 0, nil, tree.DirID{})
 		}
 		now := time.Now()
-		all, _ := s.URLs(dirs, now)
+		all, _ := s.AppendURLs(nil, dirs, now)
 		slices.SortFunc(all, func(a, b sitemap.URL) int { return strings.Compare(a.Loc, b.Loc) })
 		for range 300 {
 			sp := Span{After: all[r.IntN(len(all))].Loc, Through: all[r.IntN(len(all))].Loc, FromStart: r.IntN(8) == 0, ToEnd: r.IntN(8) == 0}
@@ -103,7 +103,7 @@ func TestDueIsURLs(t *testing.T) {
 			}
 			dirs[fmt.Sprintf("d%d", d)] = tree.NewListing(pages, 0, nil, tree.DirID{})
 		}
-		_, want := s.URLs(dirs, now)
+		_, want := s.AppendURLs(nil, dirs, now)
 		if got := s.Due(dirs, now); got != want {
 			t.Fatalf("round %d: Due %d, URLs' due %d", round, got, want)
 		}

@@ -32,7 +32,7 @@ type Group struct {
 	// only those of directories not recorded until AddURLs.
 	URLs []sitemap.URL
 	// FromView is set when URLs and Due are not computed (Refresh): they
-	// are those of the pages of the Update's View (Scanner.URLs), which a
+	// are those of the pages of the Update's View (Scanner.AppendURLs), which a
 	// change may compute in part only (URLsIn).
 	FromView bool
 	// Err is set when part of the group could not be read; its URLs are
