@@ -16,8 +16,10 @@ import (
 // checks, once the daemon is idle, that its files equal a fresh full build.
 func TestModel(t *testing.T) {
 	// 17 edits a file through a name robots.txt leaves out, 23 makes a
-	// link whose other name an exclude later takes out of the watch.
-	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 23}
+	// link whose other name an exclude later takes out of the watch, 126
+	// moves a section away and makes a new one of its name, whose text
+	// sitemap may be written before the moved one's group is published.
+	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 23, 126}
 	if testing.Short() {
 		seeds = seeds[:1]
 	}

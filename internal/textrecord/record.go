@@ -109,8 +109,29 @@ func (r *Record) Stage(name string, stored []byte, changed bool) {
 	if changed {
 		r.staged[name] = hash
 	} else if !slices.Equal(r.hashes[name], []string{hash}) {
-		r.hashes[name], r.dirty = []string{hash}, true
+		r.hold(name, hash)
 	}
+}
+
+// hold records that name holds hash now. What it held before may live on
+// elsewhere, in a copy carried by a directory moved away before the name
+// was written again (a section renamed, then made anew): it is kept as
+// gone (Forget), so that the copy is known for sitemapd's when its group
+// is published, which may be after this.
+func (r *Record) hold(name, hash string) {
+	for _, h := range r.hashes[name] {
+		if h != hash {
+			r.markGone(h)
+		}
+	}
+	r.hashes[name], r.dirty = []string{hash}, true
+}
+
+func (r *Record) markGone(hash string) {
+	if r.gone == nil {
+		r.gone = map[string]bool{}
+	}
+	r.gone[hash] = true
 }
 
 // Prepare writes the record with the hashes of the staged text sitemaps
@@ -143,10 +164,10 @@ func (r *Record) Settle(failed map[string]error) {
 	for name, hash := range r.staged {
 		if _, bad := failed[name]; bad {
 			r.hashes[name] = slices.DeleteFunc(r.hashes[name], func(h string) bool { return h == hash })
+			r.dirty = true
 		} else {
-			r.hashes[name] = []string{hash}
+			r.hold(name, hash)
 		}
-		r.dirty = true
 	}
 	clear(r.staged)
 }
@@ -157,11 +178,8 @@ func (r *Record) Discard() { clear(r.staged) }
 // Forget drops a text sitemap that was removed, or found gone.
 func (r *Record) Forget(name string) {
 	if hashes, ok := r.hashes[name]; ok {
-		if r.gone == nil {
-			r.gone = map[string]bool{}
-		}
 		for _, h := range hashes {
-			r.gone[h] = true
+			r.markGone(h)
 		}
 		delete(r.hashes, name)
 		r.dirty = true
