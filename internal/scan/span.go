@@ -1,9 +1,11 @@
 package scan
 
 import (
+	"strings"
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -18,11 +20,6 @@ type Span struct {
 // Holds reports whether loc is in the span.
 func (sp Span) Holds(loc string) bool {
 	return (sp.FromStart || loc > sp.After) && (sp.ToEnd || loc <= sp.Through)
-}
-
-// holdsBytes is Holds for a Loc in bytes, without making it a string.
-func (sp Span) holdsBytes(loc []byte) bool {
-	return (sp.FromStart || string(loc) > sp.After) && (sp.ToEnd || string(loc) <= sp.Through)
 }
 
 // mayHold reports whether a directory whose pages' Locs all begin with
@@ -46,16 +43,42 @@ func (s *Scanner) URLsIn(dirs map[string]*tree.Listing, sp Span, now time.Time) 
 			continue
 		}
 		// A page's URL is made only if it is in the span: the others are
-		// told by its bytes, in a buffer used again.
+		// told by the first bytes of their escaped names.
+		after, through := boundFor(prefix, sp.After), boundFor(prefix, sp.Through)
 		l.Each(func(i int, name string, t int64) {
-			buf = s.loc.AppendName(append(buf[:0], prefix...), name)
-			if !sp.holdsBytes(buf) {
+			if !sp.FromStart && after.cmp(s.loc, name) <= 0 || !sp.ToEnd && through.cmp(s.loc, name) > 0 {
 				return
 			}
+			buf = s.loc.AppendName(append(buf[:0], prefix...), name)
 			out = append(out, withHead(s.urlAt(s.loc.PagePath(d, name), string(buf), t, now), l.Head(i)))
 		})
 	}
 	return out
+}
+
+// nameBound is a bound of a span as the Locs of one directory's pages
+// (its prefix, then each page's escaped name) meet it: if the bound does
+// not begin with the prefix, every such Loc compares with it as the
+// prefix does (fixed); otherwise as the page's escaped name compares with
+// the rest of the bound.
+type nameBound struct {
+	fixed int
+	rest  string
+}
+
+func boundFor(prefix, bound string) nameBound {
+	if rest, ok := strings.CutPrefix(bound, prefix); ok {
+		return nameBound{rest: rest}
+	}
+	return nameBound{fixed: strings.Compare(prefix, bound)}
+}
+
+// cmp compares the Loc of the page named name with the bound.
+func (b nameBound) cmp(loc *siteurl.Locator, name string) int {
+	if b.fixed != 0 {
+		return b.fixed
+	}
+	return loc.CompareName(name, b.rest)
 }
 
 // Due is when the first page of dirs still to come is due (Group.Due), as

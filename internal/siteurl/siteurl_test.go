@@ -1,6 +1,7 @@
 package siteurl
 
 import (
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
@@ -137,6 +138,43 @@ func TestAppendName(t *testing.T) {
 				if got := l.Loc(l.PagePath(dir, "")) + string(l.AppendName(nil, name)); got != want {
 					t.Errorf("pretty %v, %q in %q: %q, want %q", pretty, name, dir, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestCompareName: CompareName orders a name as strings order what
+// AppendName appends for it, against the escapes of other names, their
+// prefixes (cut inside an escape too) and strings no escape is, for names
+// percent-encoding reorders, index files and pretty URLs.
+func TestCompareName(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	odd := []string{"", " ", "!", "$", "&", "%", "-", "~", "z", "A", "0", "é", "日", "🚀", ".html", "index.html"}
+	name := func() string {
+		var b strings.Builder
+		for range r.IntN(5) {
+			b.WriteString(odd[r.IntN(len(odd))])
+		}
+		return b.String()
+	}
+	for _, pretty := range []bool{false, true} {
+		cfg := config.Default()
+		cfg.BaseURL = "https://example.com/"
+		cfg.Pages.PrettyURLs = pretty
+		l := New(&cfg)
+		for range 20000 {
+			n := name()
+			s := string(l.AppendName(nil, name()))
+			switch r.IntN(4) {
+			case 0:
+				s = s[:r.IntN(len(s)+1)]
+			case 1:
+				s = name() // not an escape: raw bytes
+			case 2:
+				s = string(l.AppendName(nil, n))[:r.IntN(len(l.AppendName(nil, n))+1)]
+			}
+			if got, want := l.CompareName(n, s), strings.Compare(string(l.AppendName(nil, n)), s); got != want {
+				t.Fatalf("pretty %v: CompareName(%q, %q) = %d, want %d", pretty, n, s, got, want)
 			}
 		}
 	}
