@@ -10,7 +10,7 @@ type builder struct {
 	names  strings.Builder
 	shared string // the names, when they are another listing's: names stays empty
 	n      int    // pages expected: the size of every per-page slice
-	sums   []uint64
+	sums   int    // where the sums begin in l.words (after the stamps, if kept)
 }
 
 func newBuilder(keep Kept, n, nameBytes int) *builder {
@@ -24,16 +24,14 @@ func newBuilder(keep Kept, n, nameBytes int) *builder {
 		words := 0
 		if keep&KeepStamps != 0 {
 			words += n
+			b.sums = n
 		}
 		if keep&KeepSums != 0 {
 			words += n
 		}
 		if words > 0 {
-			b.l.words = make([]uint64, 0, words)
+			b.l.words = make([]uint64, words)
 		}
-	}
-	if keep&KeepSums != 0 {
-		b.sums = make([]uint64, 0, n)
 	}
 	return b
 }
@@ -57,10 +55,10 @@ func (b *builder) put(name string, t int64, stamp, sum uint64, h Head) {
 	}
 	l.times = append(l.times, t)
 	if l.kept&KeepStamps != 0 {
-		l.words = append(l.words, stamp)
+		l.words[i] = stamp
 	}
 	if l.kept&KeepSums != 0 {
-		b.sums = append(b.sums, sum)
+		l.words[b.sums+i] = sum
 	}
 	// The per-page head slices exist only once some page needs them.
 	if h.Hidden() {
@@ -92,7 +90,6 @@ func (b *builder) finish(subdirs []string, id DirID) *Listing {
 	if len(l.times) != b.n {
 		panic("tree: listing built with another number of pages than announced")
 	}
-	l.words = append(l.words, b.sums...)
 	l.names = b.names.String()
 	if b.shared != "" {
 		l.names = b.shared
@@ -155,17 +152,16 @@ func (l *Listing) Amend(keep Kept, edit map[string]*Page, add []Page, subdirs []
 // Find returns the index of the page named name, or ok false: a scan of
 // the names, cheaper than a map when only a few are looked up.
 func (l *Listing) Find(name string) (i int, ok bool) {
-	at := -1
-	switch {
-	case strings.HasPrefix(l.names, name+"\x00"):
-		at = 0
-	default:
-		if j := strings.Index(l.names, "\x00"+name+"\x00"); j >= 0 {
-			at = j + 1
-		}
+	if name == "" || strings.IndexByte(name, 0) >= 0 {
+		return 0, false // no page's name
 	}
-	if at < 0 || name == "" || strings.IndexByte(name, 0) >= 0 {
-		return 0, false
+	at := 0
+	if !strings.HasPrefix(l.names, name+"\x00") {
+		j := strings.Index(l.names, "\x00"+name+"\x00")
+		if j < 0 {
+			return 0, false
+		}
+		at = j + 1
 	}
 	return strings.Count(l.names[:at], "\x00"), true
 }
