@@ -342,6 +342,14 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 	d := s.d
 	led.initial, led.indexes = why == InitialBuild, nil
 	rep, err := run()
+	if why.Full() && !errors.Is(err, context.Canceled) {
+		// A full walk leaves much garbage behind, and the runtime returns
+		// it to the system only slowly: give it back now, before the
+		// publish is announced, so that the resident size of a daemon that
+		// mostly idles is what it keeps, and what follows the announcement
+		// (a change) does not pay for the walk's collection.
+		debug.FreeOSMemory()
+	}
 	s.lastErr = err
 	if err := eng.Refused(); err != nil {
 		s.setRefused(err.Error())
@@ -401,12 +409,6 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 		if d.opts.Notifier != nil {
 			d.opts.Notifier.Published(p)
 		}
-	}
-	if why.Full() {
-		// A full walk leaves much garbage behind, and the runtime returns
-		// it to the system only slowly: give it back now, so the resident
-		// size of a daemon that mostly idles is what it keeps.
-		debug.FreeOSMemory()
 	}
 	if d.opts.OnIdle != nil {
 		d.opts.OnIdle(*rep)
