@@ -50,7 +50,11 @@ func (s *Scanner) URLsIn(dirs map[string]*tree.Listing, sp Span, now time.Time) 
 				return
 			}
 			buf = s.loc.AppendName(append(buf[:0], prefix...), name)
-			out = append(out, withHead(s.urlAt(s.loc.PagePath(d, name), string(buf), t, now), l.Head(i)))
+			var up string // the site path, for the changefreq and priority rules only
+			if len(s.rules) > 0 {
+				up = s.loc.PagePath(d, name)
+			}
+			out = append(out, withHead(s.urlAt(up, string(buf), t, now), l.Head(i)))
 		})
 	}
 	return out

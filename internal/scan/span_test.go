@@ -23,7 +23,10 @@ import (
 func TestURLsInIsURLsCut(t *testing.T) {
 	for _, pretty := range []bool{false, true} {
 		root := t.TempDir()
-		cfg, err := config.Load([]byte(fmt.Sprintf("root: %s\nbase_url: https://d.test/\nstate_dir: \"\"\npages: {pretty_urls: %v}\n", root, pretty)), filepath.Join(root, "sitemapd.yaml"))
+		// A rule gives some pages a changefreq and priority: the entries
+		// must carry them.
+		cfg, err := config.Load([]byte(fmt.Sprintf("root: %s\nbase_url: https://d.test/\nstate_dir: \"\"\n"+
+			"pages: {pretty_urls: %v, rules: [{match: \"/g/*d/**\", changefreq: weekly, priority: 0.3}]}\n", root, pretty)), filepath.Join(root, "sitemapd.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
