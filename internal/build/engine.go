@@ -209,7 +209,10 @@ type Report struct {
 	Removed   []string // files removed (absolute paths)
 	Unchanged int      // files whose bytes were already right
 	Duration  time.Duration
-	Changes   tree.Changes // page URLs added, changed, removed (WithChanges only)
+	// Changes are the page URLs added, changed and removed, for search
+	// engines; a publish whose changes nobody is told of (a build without
+	// WithWriteAhead, or as WithChangeURLs says) only counts them.
+	Changes tree.Changes
 	// LeftOut counts the pages read that are not listed, by reason: all of
 	// the site's after a full build, those of the directories read after
 	// a rebuild.
