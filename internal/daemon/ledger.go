@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -112,6 +113,51 @@ func (t *dueTimer) set(at time.Time) {
 func (t *dueTimer) fired() { t.c, t.at = nil, time.Time{} }
 
 func (t *dueTimer) stop() {
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	t.c = nil
+}
+
+// quietAfter is how long the daemon waits without a publish before it
+// gives back to the system what its changes' garbage grew the heap to. A
+// change leaves a few MB behind, and the heap grows to twice what the
+// daemon keeps before the runtime collects it, then returns it only
+// slowly: at 1M files, 97 MiB resident after 100 changes where 81 MiB is
+// kept. Once a minute of quiet at most, a forced collection (some 50 ms
+// of CPU at 1M files) costs a site that changes all the time nothing, and
+// one that rests its steady size.
+const quietAfter = time.Minute
+
+// quietTimer fires once publishes have stopped for quietAfter; c is nil
+// while it is not armed.
+type quietTimer struct {
+	timer *time.Timer
+	c     <-chan time.Time
+	after time.Duration // quietAfter; tests shorten it
+}
+
+// published rearms the timer after a publish. A full walk gave its memory
+// back already (runner.publish): the timer waits for the next change.
+func (t *quietTimer) published(full bool) {
+	t.stop()
+	if full {
+		return
+	}
+	if t.after == 0 {
+		t.after = quietAfter
+	}
+	t.timer = time.NewTimer(t.after)
+	t.c = t.timer.C
+}
+
+// fired notes that the quiet came, and gives the memory back.
+func (t *quietTimer) fired() {
+	t.c = nil
+	debug.FreeOSMemory()
+}
+
+func (t *quietTimer) stop() {
 	if t.timer != nil {
 		t.timer.Stop()
 	}

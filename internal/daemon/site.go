@@ -223,6 +223,8 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 	defer retry.stop()
 	var due dueTimer
 	defer due.stop()
+	var quiet quietTimer
+	defer quiet.stop()
 	publish := func(why Trigger, run func() (*build.Report, error)) bool {
 		if why.Full() {
 			d.keeper.scan()
@@ -230,6 +232,7 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 		landed := s.publish(eng, led, why, run)
 		d.keeper.beat()
 		due.set(eng.Due())
+		quiet.published(why.Full())
 		if failed := eng.Failed(); len(failed) > 0 {
 			if delay, armed := retry.arm(); armed {
 				s.log.Info("will retry the groups that failed", zap.Strings("groups", failed), zap.Duration("in", delay))
@@ -308,6 +311,8 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 		case <-due.c:
 			due.fired()
 			publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
+		case <-quiet.c:
+			quiet.fired()
 		case next := <-s.updates:
 			if s.take(ctx, next) {
 				return reloaded, next, nil
