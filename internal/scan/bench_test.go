@@ -2,15 +2,12 @@ package scan
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
-	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -19,12 +16,7 @@ import (
 // with spaces, &, %, accents, CJK or emoji), as a change there computes
 // them.
 func BenchmarkURLsIn(b *testing.B) {
-	root := b.TempDir()
-	cfg, err := config.Load([]byte("root: "+root+"\nbase_url: https://d.test/\nstate_dir: \"\"\n"), filepath.Join(root, "sitemapd.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(cfg, nil, siteurl.New(cfg), Options{MTimeOnly: true})
+	s := spanScanner(b, "")
 	odd := []string{"", "", "", " & ", "100% ", "café-", "日本語", "😀"}
 	pages := make([]tree.Page, 30000)
 	for i := range pages {

@@ -16,21 +16,27 @@ import (
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
+// spanScanner is a Scanner of https://d.test/ on an empty root, with
+// extra configuration, that reads no page.
+func spanScanner(t testing.TB, extra string) *Scanner {
+	t.Helper()
+	root := t.TempDir()
+	cfg, err := config.Load([]byte("root: "+root+"\nbase_url: https://d.test/\nstate_dir: \"\"\n"+extra), filepath.Join(root, "sitemapd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(cfg, nil, siteurl.New(cfg), Options{MTimeOnly: true})
+}
+
 // TestURLsInIsURLsCut: for random spans over a group of directories with
 // names that percent-encoding reorders (spaces, &, %, accents, CJK, an
 // emoji), index files and pretty URLs, URLsIn returns exactly the URLs of
 // URLs whose Locs the span holds, directories skipped by prefix included.
 func TestURLsInIsURLsCut(t *testing.T) {
 	for _, pretty := range []bool{false, true} {
-		root := t.TempDir()
 		// A rule gives some pages a changefreq and priority: the entries
 		// must carry them.
-		cfg, err := config.Load([]byte(fmt.Sprintf("root: %s\nbase_url: https://d.test/\nstate_dir: \"\"\n"+
-			"pages: {pretty_urls: %v, rules: [{match: \"/g/*d/**\", changefreq: weekly, priority: 0.3}]}\n", root, pretty)), filepath.Join(root, "sitemapd.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := New(cfg, nil, siteurl.New(cfg), Options{MTimeOnly: true})
+		s := spanScanner(t, fmt.Sprintf("pages: {pretty_urls: %v, rules: [{match: \"/g/*d/**\", changefreq: weekly, priority: 0.3}]}\n", pretty))
 		r := rand.New(rand.NewPCG(1, 2))
 		odd := []string{"", " ", "&", "%", "é", "日本", "🚀", "-", "~", "z"}
 		dirs := map[string]*tree.Listing{}
