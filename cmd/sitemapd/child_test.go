@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -64,17 +65,42 @@ func startChild(t *testing.T, cfg string, env ...string) *child {
 // child, so that the PID is known before it starts).
 func startChildAs(t *testing.T, cfg string, watchdogPID bool, env ...string) *child {
 	t.Helper()
-	sock := filepath.Join(t.TempDir(), "notify.sock")
+	return startChildWith(t, cfg, childOptions{watchdogPID: watchdogPID}, env...)
+}
+
+// childOptions are how startChildWith starts the child.
+type childOptions struct {
+	watchdogPID bool
+	// exe, if set, is the test binary to run (a copy another user can
+	// run), and dir a directory for the notify socket that user can
+	// reach; cred the user to run as.
+	exe, dir string
+	cred     *syscall.Credential
+}
+
+func startChildWith(t *testing.T, cfg string, o childOptions, env ...string) *child {
+	t.Helper()
+	if o.dir == "" {
+		o.dir = t.TempDir()
+	}
+	if o.exe == "" {
+		o.exe = os.Args[0]
+	}
+	sock := filepath.Join(o.dir, "notify.sock")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{conn: conn, more: make(chan struct{}, 1)}
-	if watchdogPID {
-		c.cmd = exec.Command("/bin/sh", "-c", `WATCHDOG_PID=$$ exec "$0" "$@"`, os.Args[0], "-test.run=^$")
-	} else {
-		c.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	if o.cred != nil {
+		os.Chmod(sock, 0o777)
 	}
+	c := &child{conn: conn, more: make(chan struct{}, 1)}
+	if o.watchdogPID {
+		c.cmd = exec.Command("/bin/sh", "-c", `WATCHDOG_PID=$$ exec "$0" "$@"`, o.exe, "-test.run=^$")
+	} else {
+		c.cmd = exec.Command(o.exe, "-test.run=^$")
+	}
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: o.cred}
 	c.cmd.Env = append(append(os.Environ(), "SITEMAPD_CLI_ARGS=run\n-config\n"+cfg, "NOTIFY_SOCKET="+sock), env...)
 	c.cmd.Stderr = &c.stderr
 	if err := c.cmd.Start(); err != nil {

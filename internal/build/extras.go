@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/urlfile"
@@ -222,9 +222,11 @@ func (e *Engine) publishURLFile(r *run, x *urlFile) {
 	r.rep.Sitemaps += len(names)
 }
 
-// readURLFile reads a URL file, logging the lines it refuses.
+// readURLFile reads a URL file, logging the lines it refuses. Applications
+// write these files: a link is followed, as to a page, but only to a
+// regular file, and nothing can hold the read (safefile).
 func (e *Engine) readURLFile(file string) ([]urlfile.Entry, error) {
-	f, err := os.Open(file)
+	f, err := safefile.Open(file, safefile.Follow)
 	if err != nil {
 		return nil, err
 	}

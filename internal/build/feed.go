@@ -131,12 +131,10 @@ func (e *Engine) publishFeed(r *run) error {
 // feed's now (its errors go with the run's). Hand-made feeds are left
 // alone.
 func (e *Engine) removeOldFeeds(r *run) {
-	f, err := e.pub.Open(".")
+	names, err := e.pub.ReadDirNames(".")
 	if err != nil {
 		return // no output root: nothing to remove
 	}
-	names, _ := f.Readdirnames(-1)
-	f.Close()
 	slices.Sort(names)
 	for _, n := range names {
 		if path.Ext(n) != config.FeedExt || n == e.cfg.Feed.Name {

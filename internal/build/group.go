@@ -343,12 +343,10 @@ func (e *Engine) publishedPartsOf(dir, base string) []string {
 	if d == "" {
 		d = "."
 	}
-	f, err := e.pub.Open(d)
+	files, err := e.pub.ReadDirNames(d)
 	if err != nil {
 		return nil
 	}
-	files, _ := f.Readdirnames(-1)
-	f.Close()
 	var names []string
 	for _, file := range files {
 		if !e.isPart(file, base) {

@@ -22,6 +22,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/robots"
+	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
 )
@@ -234,6 +235,10 @@ func (e *Engine) publishExtras(rep *Report) error {
 	return errors.Join(errs...)
 }
 
+// maxRobotsEdit is the largest robots.txt publishRobots edits: 32 times
+// what Google reads of one.
+const maxRobotsEdit = 16 << 20
+
 // publishRobots keeps one "Sitemap:" line per index file in robots.txt
 // (robots_txt: true), changing nothing else in it; the file is created if
 // absent. A robots.txt sitemapd may not write is left alone with a warning:
@@ -259,7 +264,14 @@ func (e *Engine) publishRobots(rep *Report) error {
 			e.log.Warn("robots.txt is not writable by sitemapd; not adding Sitemap lines", zap.String("path", abs), zap.Error(err))
 			return nil
 		}
-		if old, err = e.pub.ReadFile(name); err != nil {
+		old, err = e.pub.ReadFile(name, maxRobotsEdit)
+		var tooLarge *safefile.TooLargeError
+		if errors.As(err, &tooLarge) {
+			// Rewritten, it would lose what was not read.
+			e.log.Warn("robots.txt is too large to edit; not adding Sitemap lines", zap.String("path", abs), zap.Int64("limit", maxRobotsEdit))
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		mode = st.Mode().Perm()

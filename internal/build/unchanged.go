@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"gopkg.in/yaml.v3"
 
+	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -33,6 +34,10 @@ import (
 
 // groupsName is the record's file name in state_dir.
 const groupsName = "groups.json"
+
+// maxGroupsSize bounds what is read of the record: some 100 bytes a group
+// and a part, so a gigabyte is far past any real site's.
+const maxGroupsSize = 1 << 30
 
 // groupsVersion is the record's layout; another is not used.
 const groupsVersion = 1
@@ -98,6 +103,9 @@ func groupsKey(cfg any) string {
 // loadGroups reads the groups record for a full build without memory
 // that keeps a page store (the digests need the walk's listings); other
 // publishes neither use nor write it.
+//
+// Read as every state file is (safefile): not through a link, never a FIFO
+// (which would hold the build before it begins), and at most maxGroupsSize.
 func (e *Engine) loadGroups(r *run) {
 	e.recorded = nil
 	if e.mem != nil || e.dry != nil || r.store == nil {
@@ -109,7 +117,7 @@ func (e *Engine) loadGroups(r *run) {
 	}
 	e.recorded = &groupsRecord{Version: groupsVersion, Key: key, Groups: map[string]groupRecord{}}
 	path := filepath.Join(e.cfg.StateDir, groupsName)
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, maxGroupsSize, safefile.NoFollow)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

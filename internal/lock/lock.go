@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
 // The lock files. OutputName is a dotfile: the walk never lists it, the
@@ -91,14 +92,19 @@ func (l *Lock) Close() error {
 // Acquire takes the lock file path (creating it) without waiting. If
 // another process holds it, the error is a *HeldError naming it, as its
 // file says. dir is what the lock guards, for messages.
+//
+// The file is never followed through a symlink and must be a regular file
+// of one name (safefile.Lock): the holder truncates and writes it, and the
+// output root is writable by deploy users, who could otherwise point it at
+// any file the daemon's user may write.
 func Acquire(path, dir string, me Holder) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := safefile.Lock(path, 0o644)
 	writable := err == nil
 	if errors.Is(err, fs.ErrPermission) {
 		// Someone else's lock file (a build run by another user): an
 		// flock needs no write access, and theirs is in our way all the
 		// same.
-		f, err = os.Open(path)
+		f, err = safefile.Open(path, safefile.NoFollow)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
@@ -128,7 +134,7 @@ func Acquire(path, dir string, me Holder) (*Lock, error) {
 func readHolder(path string) Holder {
 	var h Holder
 	for range 10 {
-		b, _ := os.ReadFile(path)
+		b, _ := safefile.ReadFile(path, 4<<10, safefile.NoFollow)
 		for _, line := range strings.Split(string(b), "\n") {
 			k, v, _ := strings.Cut(line, "=")
 			switch k {

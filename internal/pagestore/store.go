@@ -22,13 +22,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"slices"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -116,8 +116,12 @@ var errCorrupt = errors.New("truncated or corrupt")
 // be moved aside (Quarantine); so is one that cannot be read. A store of
 // other times is ErrOtherTimes. A damaged tail is no error: the blocks
 // before it are read, Torn says how much was not.
+//
+// A symlink, FIFO or any other file but a regular one is refused
+// (safefile), never followed or opened: an error, moved aside like a
+// damaged store.
 func Open(path string, keys Keys) (*Store, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, safefile.NoFollow)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -129,8 +133,6 @@ func Open(path string, keys Keys) (*Store, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
 	case st.Size() < int64(headerLen) || st.Size() > 1<<32-1:
 		return nil, errCorrupt
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -89,7 +90,7 @@ type Entry struct {
 // syncs them: when it returns, they survive a crash. It returns the
 // store's size after. The store must exist: appends amend a full one.
 func Append(path string, keys Keys, entries []Entry) (int64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := safefile.Append(path)
 	if err != nil {
 		return 0, err
 	}

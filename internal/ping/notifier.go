@@ -36,6 +36,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
 // Stats are one endpoint's counters, for logs and metrics.
@@ -132,7 +133,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state directory: %w", err)
 	}
-	lock, err := os.OpenFile(filepath.Join(cfg.StateDir, "notify.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := safefile.Lock(filepath.Join(cfg.StateDir, "notify.lock"), 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open state lock: %w", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
 // StateFile is the name of the state file in state_dir.
@@ -34,6 +36,10 @@ type endpointState struct {
 	Gone string `json:"gone,omitempty"`
 }
 
+// maxStateSize bounds what readState reads: a ledger owing every URL of a
+// site of millions of pages is some hundreds of megabytes.
+const maxStateSize = 1 << 30
+
 // readState loads the state file. A missing file gives nothing, not lost:
 // a site never notified. One that cannot be read or parsed, or of another
 // version, gives nothing and lost, with a warning: a bad state file must
@@ -41,7 +47,9 @@ type endpointState struct {
 // must stop it.
 func readState(dir string, log *zap.Logger) (doc *stateDoc, lost bool, err error) {
 	p := filepath.Join(dir, StateFile)
-	data, err := os.ReadFile(p)
+	// Never through a link, never a FIFO (which would hold the daemon
+	// before its first build), and never more than a ledger can hold.
+	data, err := safefile.ReadFile(p, maxStateSize, safefile.NoFollow)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}

@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
 // Temporary files are hidden (a leading dot keeps them out of sitemaps and,
@@ -158,15 +160,48 @@ func (p *Publisher) Dir() string { return p.dir }
 
 func (p *Publisher) abs(name string) string { return path.Join(p.dir, name) }
 
-// Open opens a file below the directory for reading.
-func (p *Publisher) Open(name string) (*os.File, error) { return p.root.Open(name) }
+// Open opens a regular file below the directory for reading. Others may
+// write the tree: the open never blocks (a FIFO put in a file's place is
+// refused, not waited on), and anything but a regular file is a
+// *safefile.Error naming it.
+func (p *Publisher) Open(name string) (*os.File, error) {
+	f, err := p.root.OpenFile(name, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := safefile.Regular(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadDirNames lists the names in a directory below the directory ("."
+// for itself), unsorted.
+func (p *Publisher) ReadDirNames(dir string) ([]string, error) {
+	d, err := p.root.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
 
 // Stat describes a file below the directory, not following a final
 // symlink.
 func (p *Publisher) Stat(name string) (fs.FileInfo, error) { return p.root.Lstat(name) }
 
-// ReadFile reads a file below the directory.
-func (p *Publisher) ReadFile(name string) ([]byte, error) { return p.root.ReadFile(name) }
+// ReadFile reads a regular file below the directory (see Open), at most
+// limit bytes: a larger file gives its first limit bytes and a
+// *safefile.TooLargeError.
+func (p *Publisher) ReadFile(name string, limit int64) ([]byte, error) {
+	f, err := p.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return safefile.ReadAll(f, p.abs(name), limit)
+}
 
 // ModTime returns the modification time of an existing file.
 func (p *Publisher) ModTime(name string) (time.Time, error) {
@@ -192,7 +227,12 @@ func (p *Publisher) Check(name string, data []byte) (same bool, err error) {
 	if !st.Mode().IsRegular() {
 		return false, &ForeignError{Path: p.abs(name), Why: "it is a " + kind(st.Mode()) + ", not a file sitemapd wrote"}
 	}
-	f, err := p.root.Open(name)
+	f, err := p.Open(name)
+	var notRegular *safefile.Error
+	if errors.As(err, &notRegular) {
+		// Swapped for something else since the Lstat above.
+		return false, &ForeignError{Path: p.abs(name), Why: "it is a " + notRegular.Kind + ", not a file sitemapd wrote"}
+	}
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", p.abs(name), err)
 	}
@@ -496,7 +536,7 @@ func (b *Batch) Abort() {
 // syncFile fsyncs a file or directory.
 func (p *Publisher) syncFile(name string) error {
 	defer p.steps.Add(1)
-	f, err := p.root.Open(name)
+	f, err := p.root.OpenFile(name, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err == nil {
 		err = f.Sync()
 		if cerr := f.Close(); err == nil {
@@ -511,7 +551,7 @@ func (p *Publisher) syncFile(name string) error {
 
 func (p *Publisher) syncfs() error {
 	defer p.steps.Add(1)
-	d, err := p.root.Open(".")
+	d, err := p.root.OpenFile(".", os.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return fmt.Errorf("sync filesystem of %s: %w", p.dir, err)
 	}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
 // maxSize is how much of a robots.txt Google reads: 500 KiB, the rest is
@@ -37,14 +37,14 @@ func Load(cfg *config.Config, log *zap.Logger) Rules {
 	if !applies(cfg) {
 		return Rules{}
 	}
-	p := filepath.Join(cfg.Root, config.RobotsFile)
-	data, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		log.Warn("cannot read robots.txt; listing pages as if it allowed everything", zap.Error(err))
-	}
-	if len(data) > maxSize {
+	data, err := read(cfg)
+	var tooLarge *safefile.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
 		log.Warn("robots.txt is larger than crawlers read; rules past the limit are ignored, as Google ignores them",
-			zap.String("path", p), zap.Int("size", len(data)), zap.Int("limit", maxSize))
+			zap.String("path", tooLarge.Path), zap.Int64("limit", tooLarge.Limit))
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		log.Warn("cannot read robots.txt; listing pages as if it allowed everything", zap.Error(err))
 	}
 	r := parse(data, cfg.Pages.RobotsAgent)
 	r.digest = digest(data)
@@ -65,8 +65,22 @@ func (r *Rules) Changed(cfg *config.Config) bool {
 	if !applies(cfg) {
 		return false
 	}
-	data, _ := os.ReadFile(filepath.Join(cfg.Root, config.RobotsFile))
+	data, _ := read(cfg)
 	return digest(data) != r.digest
+}
+
+// read reads the first maxSize bytes of the docroot's robots.txt, as
+// Google does, and never more into memory. Others write the docroot: a
+// link is followed, as nginx follows it, but only to a regular file, and
+// a FIFO or a device is refused, never opened (safefile). Unreadable, it
+// gives no bytes: rules that allow everything.
+func read(cfg *config.Config) ([]byte, error) {
+	data, err := safefile.ReadFile(filepath.Join(cfg.Root, config.RobotsFile), maxSize, safefile.Follow)
+	var tooLarge *safefile.TooLargeError
+	if err != nil && !errors.As(err, &tooLarge) {
+		return nil, err
+	}
+	return data, err
 }
 
 // AllowsAll reports whether the rules allow every path (no robots.txt,

@@ -23,6 +23,7 @@ type fileStat struct {
 	mtime, size int64 // mtime in Unix nanoseconds
 	nlink       uint64
 	dev, ino    uint64 // the file's identity, for its other names
+	viaLink     bool   // the page is a symlink to a file, followed
 }
 
 func statOf(st *unix.Stat_t) fileStat {
@@ -366,7 +367,12 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 	// fifo since its stat fails its read instead of blocking the walk.
 	// Relative to the directory being read, when it is open: the kernel
 	// then looks up one name, not the whole path.
-	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
+	// O_NOFOLLOW for a page that was a file when its directory was
+	// read: one swapped for a link since is not followed out of the root.
+	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
+	if !st.viaLink {
+		flags |= unix.O_NOFOLLOW
+	}
 	var fd int
 	if dirFD >= 0 {
 		fd, err = unix.Openat(dirFD, name, flags, 0)
@@ -382,7 +388,13 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 	defer unix.Close(fd)
 	defer func() {
 		var after unix.Stat_t
-		if err == nil && unix.Fstat(fd, &after) == nil && (after.Mtim.Nano() != st.mtime || after.Size != st.size) {
+		switch {
+		case err != nil || unix.Fstat(fd, &after) != nil:
+		case after.Mode&unix.S_IFMT != unix.S_IFREG:
+			// Swapped for a FIFO (which read nothing, as it was opened
+			// non-blocking) or a device since its stat.
+			err = fmt.Errorf("cannot read: no longer a regular file")
+		case after.Mtim.Nano() != st.mtime || after.Size != st.size:
 			err = errInFlux
 		}
 	}()

@@ -361,7 +361,7 @@ func (w *Walk) visit(v *visit) {
 			if !st.Mode().IsRegular() || !f.IsPage(name) {
 				continue
 			}
-			fst = fileStat{mtime: st.ModTime().UnixNano(), size: st.Size(), nlink: 1}
+			fst = fileStat{mtime: st.ModTime().UnixNano(), size: st.Size(), nlink: 1, viaLink: true}
 		default:
 			continue // sockets, devices, fifos
 		}

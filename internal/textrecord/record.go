@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
 
 // Name is the record's file name, at the root of the output.
@@ -53,11 +54,15 @@ var (
 	nameUnescaper = strings.NewReplacer("\\\\", "\\", "\\n", "\n", "\\r", "\r")
 )
 
+// maxRecordSize bounds what Load reads: a line of some 100 bytes per text
+// sitemap.
+const maxRecordSize = 64 << 20
+
 // Load reads the record of the output pub writes; a missing one is empty,
 // and one that cannot be read is empty too, with a warning.
 func Load(pub *publish.Publisher, log *zap.Logger) *Record {
 	r := &Record{pub: pub, hashes: map[string][]string{}, staged: map[string]string{}}
-	b, err := pub.ReadFile(Name)
+	b, err := pub.ReadFile(Name, maxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r
 	}
@@ -88,7 +93,7 @@ func (r *Record) Owns(name string) bool {
 	if len(r.hashes) == 0 && len(r.gone) == 0 {
 		return false
 	}
-	b, err := r.pub.ReadFile(name)
+	b, err := r.pub.ReadFile(name, sitemap.MaxBytes)
 	if err != nil {
 		return false
 	}
