@@ -63,9 +63,9 @@ func TestHeadRulesOff(t *testing.T) {
 }
 
 // TestHeadReadOnlyWhenChanged checks that the daemon reads a page's head
-// again only when the file's mtime or size changed: a rewrite that keeps
-// both is not seen (that is the price of not reading every head on every
-// change), one that changes either is.
+// again only when its file's stamp changed (inotify's IN_OPEN says whether
+// it was opened), and that a rewrite in place that puts back the old size
+// and mtime changes the stamp (its ctime): the page's new head counts.
 func TestHeadReadOnlyWhenChanged(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "root")
 	page := filepath.Join(root, "d", "p.html")
@@ -93,19 +93,27 @@ func TestHeadReadOnlyWhenChanged(t *testing.T) {
 		t.Fatal("page not listed at first")
 	}
 
-	writeFile(t, page, hidden, defaultMTime)
+	opened := watchOpens(t, page)
 	update()
 	mustBuild(t, e) // a full build trusts what it remembers too
-	if !isListed() {
-		t.Error("head read again though mtime and size are unchanged")
+	if got := opened.take(t); len(got) != 0 {
+		t.Errorf("%v read again though unchanged", got)
+	}
+
+	// Rewritten in place with its old size and mtime (cp -p, rsync
+	// --inplace): ctime tells.
+	writeFile(t, page, hidden, defaultMTime)
+	if rep := update(); isListed() || !slices.Equal(rep.Changes.Removed, []string{loc}) {
+		t.Errorf("after a rewrite with its mtime put back: listed %v, changes %+v; want the page removed", isListed(), rep.Changes)
 	}
 
 	mt := defaultMTime.Add(time.Minute)
 	if err := os.Chtimes(page, mt, mt); err != nil {
 		t.Fatal(err)
 	}
-	if rep := update(); isListed() || !slices.Equal(rep.Changes.Removed, []string{loc}) {
-		t.Errorf("after a new mtime: listed %v, changes %+v; want the page removed", isListed(), rep.Changes)
+	opened.take(t)
+	if rep := update(); isListed() || !rep.Changes.Empty() || len(opened.take(t)) != 1 {
+		t.Errorf("after a new mtime alone: listed %v, changes %+v; want it read, and no change", isListed(), rep.Changes)
 	}
 
 	writeFile(t, page, listed+" ", mt) // another size, the same mtime

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,9 +20,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -373,4 +376,54 @@ func between(s, open, close string) (string, bool) {
 	}
 	v, _, ok := strings.Cut(rest, close)
 	return v, ok
+}
+
+// opens is the kernel's account (inotify's IN_OPEN) of which of some files
+// were opened: whether a build read a page's bytes, told from outside
+// sitemapd.
+type opens struct {
+	fd    int
+	paths map[int]string // by watch descriptor
+}
+
+func watchOpens(t testing.TB, paths ...string) *opens {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	o := &opens{fd: fd, paths: map[int]string{}}
+	for _, p := range paths {
+		wd, err := unix.InotifyAddWatch(fd, p, unix.IN_OPEN)
+		if err != nil {
+			t.Fatalf("watch %s: %v", p, err)
+		}
+		o.paths[wd] = p
+	}
+	return o
+}
+
+// take returns the files opened since the last take (each once, sorted).
+func (o *opens) take(t testing.TB) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := unix.Read(o.fd, buf)
+		if err == unix.EAGAIN {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			if ev.Mask&unix.IN_OPEN != 0 {
+				seen[o.paths[int(ev.Wd)]] = true
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

@@ -20,8 +20,9 @@ import (
 // sitemapEntry is a <url> as encoding/xml reads it: a reader other than
 // sitemapd's own.
 type sitemapEntry struct {
-	Loc    string   `xml:"http://www.sitemaps.org/schemas/sitemap/0.9 loc"`
-	Images []string `xml:"http://www.google.com/schemas/sitemap-image/1.1 image>loc"`
+	Loc     string   `xml:"http://www.sitemaps.org/schemas/sitemap/0.9 loc"`
+	LastMod string   `xml:"http://www.sitemaps.org/schemas/sitemap/0.9 lastmod"`
+	Images  []string `xml:"http://www.google.com/schemas/sitemap-image/1.1 image>loc"`
 }
 
 // readEntries reads a sitemap's <url> entries with encoding/xml, and
@@ -146,13 +147,17 @@ func TestPageStoreImages(t *testing.T) {
 			if got := build(pages); !slices.Equal(got, a) {
 				t.Fatalf("images %q, want %q: a store kept without images was trusted for them", got, a)
 			}
-			writeFile(t, page, "<img src=b.jpg>", defaultMTime) // same size and mtime
-			if got := build(pages); !slices.Equal(got, a) {
+			opened := watchOpens(t, page)
+			if got := build(pages); !slices.Equal(got, a) || len(opened.take(t)) != 0 {
 				t.Errorf("images %q: the page was read again though its stamp is unchanged", got)
 			}
-			writeFile(t, page, "<img src=b.jpg>", defaultMTime.Add(time.Second))
+			writeFile(t, page, "<img src=b.jpg>", defaultMTime) // same size and mtime, in place
 			if got := build(pages); !slices.Equal(got, b) {
-				t.Errorf("images %q, want %q: a changed page's images were not read again", got, b)
+				t.Errorf("images %q, want %q: a page rewritten in place with its mtime put back was not read again", got, b)
+			}
+			writeFile(t, page, "<img src=a.jpg>", defaultMTime.Add(time.Second))
+			if got := build(pages); !slices.Equal(got, a) {
+				t.Errorf("images %q, want %q: a changed page's images were not read again", got, a)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,10 +131,10 @@ func TestContentLastMod(t *testing.T) {
 	}
 }
 
-// TestNoOpBuildReadsNoBytes changes a page's bytes behind sitemapd's back,
-// keeping its size and mtime: a build that read it would see the change (a
-// noindex head, another hash); one that trusts the stamp does not. Then a
-// touch makes it read.
+// TestNoOpBuildReadsNoBytes: a build opens no file whose stamp is
+// unchanged (inotify's IN_OPEN says), and reads again one rewritten in
+// place behind sitemapd's back with its size and mtime put back (ctime
+// tells), or only touched.
 func TestNoOpBuildReadsNoBytes(t *testing.T) {
 	root := site(t)
 	page, pdf := filepath.Join(root, "p.html"), filepath.Join(root, "f.pdf")
@@ -148,21 +149,29 @@ func TestNoOpBuildReadsNoBytes(t *testing.T) {
 		return lastmods(t, filepath.Join(root, "sitemap.xml"))
 	}
 	build()
+	opened := watchOpens(t, page, pdf)
+	build()
+	if got := opened.take(t); len(got) != 0 {
+		t.Errorf("a no-op build opened %v", got)
+	}
 	writeFile(t, page, `<meta name=robots content="noindex,">`, defaultMTime) // the same length
 	writeFile(t, pdf, "%PDF-1.4 two", defaultMTime)
+	opened.take(t)
 	lm := build()
-	if _, ok := lm["https://static.test/p.html"]; !ok || lm["https://static.test/f.pdf"] != w3c(defaultMTime) {
-		t.Errorf("a file of the same stamp was read: %v", lm)
+	if _, ok := lm["https://static.test/p.html"]; ok {
+		t.Error("a page rewritten in place with its old size and mtime was not read again")
+	}
+	if got := opened.take(t); len(got) != 2 {
+		t.Errorf("files rewritten in place: %v opened, want both", got)
 	}
 	later := defaultMTime.Add(time.Minute)
-	os.Chtimes(page, later, later)
 	os.Chtimes(pdf, later, later)
 	lm = build()
-	if _, ok := lm["https://static.test/p.html"]; ok {
-		t.Error("a page whose stamp changed was not read again")
+	if got := opened.take(t); !slices.Equal(got, []string{pdf}) {
+		t.Errorf("after a touch of f.pdf: %v opened, want f.pdf alone", got)
 	}
-	if lm["https://static.test/f.pdf"] != w3c(later) {
-		t.Errorf("f.pdf: lastmod %q, want %s: its bytes changed", lm["https://static.test/f.pdf"], w3c(later))
+	if lm["https://static.test/f.pdf"] != w3c(defaultMTime) {
+		t.Errorf("f.pdf: lastmod %q, want %s: its bytes are those it had", lm["https://static.test/f.pdf"], w3c(defaultMTime))
 	}
 }
 

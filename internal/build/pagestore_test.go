@@ -49,20 +49,24 @@ func TestPageStoreHeads(t *testing.T) {
 		t.Fatalf("no page store: %v", err)
 	}
 
-	writeFile(t, page, hidden, defaultMTime)
-	if ok, _ := build("{}"); !ok {
-		t.Error("head read again though mtime and size are unchanged since the last build")
+	opened := watchOpens(t, page)
+	if ok, _ := build("{}"); !ok || len(opened.take(t)) != 0 {
+		t.Error("head read again though the page is unchanged since the last build")
 	}
-	if ok, logs := build("{canonical: false}"); ok {
+	if ok, logs := build("{canonical: false}"); !ok || len(opened.take(t)) != 1 {
 		t.Error("a store of another configuration was used")
 	} else if n := logs.FilterMessageSnippet("kept under other head rules").Len(); n != 1 {
 		t.Errorf("%d notes of the store's heads not used, want 1", n)
 	}
 	// That build wrote a store for its own configuration; the next one,
-	// of the first configuration, finds it not its own and reads again:
-	// hidden since the rewrite.
+	// of the first configuration, finds it not its own and reads again.
+	if ok, _ := build("{}"); !ok || len(opened.take(t)) != 1 {
+		t.Error("a store of other head rules was trusted for heads")
+	}
+	// Rewritten in place, its old mtime put back: read again all the same.
+	writeFile(t, page, hidden, defaultMTime)
 	if ok, _ := build("{}"); ok {
-		t.Error("page listed after its head was read again")
+		t.Error("page listed after a rewrite in place that kept its size and mtime")
 	}
 
 	writeFile(t, page, listed, defaultMTime)

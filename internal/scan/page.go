@@ -20,15 +20,18 @@ import (
 
 // fileStat is what a stat told of a page's file.
 type fileStat struct {
-	mtime, size int64 // mtime in Unix nanoseconds
-	nlink       uint64
-	dev, ino    uint64 // the file's identity, for its other names
-	viaLink     bool   // the page is a symlink to a file, followed
+	mtime, ctime, size int64 // times in Unix nanoseconds
+	nlink              uint64
+	dev, ino           uint64 // the file's identity, for its other names
+	viaLink            bool   // the page is a symlink to a file, followed
 }
 
 func statOf(st *unix.Stat_t) fileStat {
-	return fileStat{mtime: st.Mtim.Nano(), size: st.Size, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino}
+	return fileStat{mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), size: st.Size, nlink: uint64(st.Nlink), dev: uint64(st.Dev), ino: st.Ino}
 }
+
+// stamp is the file's tree.Stamp.
+func (st fileStat) stamp() uint64 { return tree.Stamp(st.mtime, st.size, st.ctime, st.ino) }
 
 // page maps one page file to its entry, applying excludes, rules, the
 // protocol's limits and what the page's head says (dirFD, if not -1, is
@@ -226,7 +229,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		}
 		return false
 	}
-	stamp := tree.Stamp(st.mtime, st.size)
+	stamp := st.stamp()
 	k, wasKnown := kn.lookup(p.Name)
 	if wasKnown && st.nlink > 1 && k.Stamp != stamp {
 		w.relinked(g, rel, k)
@@ -306,7 +309,7 @@ func (w *Walk) relinked(g *Group, rel string, was tree.Page) {
 func (w *Walk) newName(g *Group, rel, name string, st fileStat) {
 	g.mu.Lock()
 	g.Linked = append(g.Linked, Linked{Dir: tree.Parent(rel), Name: name,
-		Stamp: tree.Stamp(st.mtime, st.size), MTime: st.mtime, Dev: st.dev, Ino: st.ino})
+		Stamp: st.stamp(), MTime: st.mtime, Dev: st.dev, Ino: st.ino})
 	g.mu.Unlock()
 }
 
@@ -394,7 +397,7 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 			// Swapped for a FIFO (which read nothing, as it was opened
 			// non-blocking) or a device since its stat.
 			err = fmt.Errorf("cannot read: no longer a regular file")
-		case after.Mtim.Nano() != st.mtime || after.Size != st.size:
+		case after.Mtim.Nano() != st.mtime || after.Ctim.Nano() != st.ctime || after.Size != st.size:
 			err = errInFlux
 		}
 	}()

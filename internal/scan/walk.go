@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -362,6 +363,9 @@ func (w *Walk) visit(v *visit) {
 				continue
 			}
 			fst = fileStat{mtime: st.ModTime().UnixNano(), size: st.Size(), nlink: 1, viaLink: true}
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+				fst.ctime, fst.ino = sys.Ctim.Nano(), sys.Ino
+			}
 		default:
 			continue // sockets, devices, fifos
 		}

@@ -15,7 +15,7 @@ import (
 // were.
 func TestAmend(t *testing.T) {
 	page := func(name string, tm int64, h Head) Page {
-		return Page{Name: name, Time: tm, Stamp: Stamp(tm, 7), Sum: uint64(tm) + 1, Head: h}
+		return Page{Name: name, Time: tm, Stamp: Stamp(tm, 7, tm, 1), Sum: uint64(tm) + 1, Head: h}
 	}
 	a := page("a.html", 10, Head{})
 	b := page("b c.html", 20, Head{Out: NoIndex})

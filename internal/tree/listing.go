@@ -11,21 +11,36 @@ import (
 // already on its path.
 type DirID struct{ Dev, Ino uint64 }
 
-// Stamp fingerprints what a stat tells of a file: its mtime (Unix
-// nanoseconds) and size. A file whose stamp is the one remembered is taken
-// to hold the same bytes, and is not read again. It is never NoStamp.
-func Stamp(mtime, size int64) uint64 {
-	// splitmix64's finalizer over both words: any change to either moves
-	// every bit, so 64 bits tell two stats apart as well as 128 would.
-	x := uint64(mtime)*0x9e3779b97f4a7c15 ^ uint64(size)
+// Stamp fingerprints what a stat tells of a file: its mtime and ctime (Unix
+// nanoseconds), size and inode. A file whose stamp is the one remembered is
+// taken to hold the same bytes, and is not read again. It is never NoStamp.
+//
+// mtime and size alone are not enough: a page rewritten in place with its
+// old size and mtime put back (cp -p, rsync --inplace, install -p, with a
+// reproducible build's fixed mtimes) would never be read again. ctime is
+// set by the kernel on every write, chmod, chown and link, and no user can
+// set it back; the inode tells a file renamed into place from the one it
+// replaced. A change of ctime alone (a chmod) costs a read, never a
+// lastmod: a page whose bytes hash as before keeps its time.
+func Stamp(mtime, size, ctime int64, ino uint64) uint64 {
+	// splitmix64's finalizer, folded over each word: any change to one
+	// moves every bit, so 64 bits tell two stats apart as well as more
+	// would.
+	x := mix(uint64(mtime)*0x9e3779b97f4a7c15 ^ uint64(size))
+	x = mix(x ^ uint64(ctime)*0x9e3779b97f4a7c15)
+	x = mix(x ^ ino)
+	if x == NoStamp {
+		x = 1
+	}
+	return x
+}
+
+func mix(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
-	if x == NoStamp {
-		x = 1
-	}
 	return x
 }
 
