@@ -134,7 +134,7 @@ func TestBadConfigs(t *testing.T) {
 			"values.bad.yml:19: notify.attempts: 0 must be at least 1",
 			"values.bad.yml:24: notify.endpoints[0].key: IndexNow keys are 8–128 characters",
 			"values.bad.yml:25: notify.endpoints[1].name: \"in\" is used by another endpoint",
-			"values.bad.yml:27: notify.endpoints[1].url: \"https://engine.example/ping\" has no {sitemap} placeholder",
+			"values.bad.yml:27: notify.endpoints[1].url: \"https://engine.example/ping?token=REDACTED\" has no {sitemap} placeholder",
 			"values.bad.yml:28: log.level: \"loud\" is not one of",
 			"values.bad.yml:28: log.format: \"xml\" is not one of",
 			"values.bad.yml:29: listen: \"9477\" must be host:port",
@@ -146,6 +146,9 @@ func TestBadConfigs(t *testing.T) {
 				t.Fatal("loaded without error")
 			}
 			msg := err.Error()
+			if strings.Contains(msg, "SECRET") {
+				t.Errorf("an error shows a secret of an endpoint URL:\n%s", msg)
+			}
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error lacks %q; got:\n%s", w, msg)

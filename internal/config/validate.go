@@ -15,6 +15,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/robfig/cron/v3"
+
+	"github.com/sitemapd/sitemapd/internal/redact"
 )
 
 // MaxDepth bounds Depth; deeper folding has no use and only costs groups.
@@ -270,7 +272,7 @@ func (c *Config) validate(lines map[string]int) error {
 		}
 		names[ep.Name] = true
 		if u, err := url.Parse(ep.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad(key+".url", "%q must be an http:// or https:// URL", ep.URL)
+			bad(key+".url", "%q must be an http:// or https:// URL", redact.URL(ep.URL, "{sitemap}"))
 		}
 		switch ep.Kind {
 		case IndexNow:
@@ -279,7 +281,7 @@ func (c *Config) validate(lines map[string]int) error {
 			}
 		case Ping:
 			if !strings.Contains(ep.URL, "{sitemap}") {
-				bad(key+".url", "%q has no {sitemap} placeholder for the index URL", ep.URL)
+				bad(key+".url", "%q has no {sitemap} placeholder for the index URL", redact.URL(ep.URL))
 			}
 			if ep.Key != "" {
 				bad(key+".key", "is only used by indexnow endpoints")

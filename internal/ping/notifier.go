@@ -13,7 +13,11 @@
 // 408, 429 and 5xx other than 501 are retried within a run with
 // exponential backoff and full jitter, honouring Retry-After up to
 // notify.max_backoff; what is still owed after the last attempt waits for
-// the next run. See send.go for how each status is handled.
+// the next run. See send.go for how each status is handled. A redirect is
+// followed only on the endpoint's own scheme, host and port (redirect.go):
+// the key and URLs go nowhere the configuration does not name. An
+// endpoint URL is only ever shown as redact.URL shows it, since it may
+// carry credentials.
 package ping
 
 import (
@@ -335,8 +339,10 @@ func (n *Notifier) Flush(ctx context.Context) []Result {
 type Request struct {
 	Endpoint string
 	Method   string
-	URL      string
-	URLs     []string // the page URLs it carries (IndexNow)
+	// URL is where it goes, as it may be shown: its query values other
+	// than the index URL hidden (redact.URL), since it is printed.
+	URL  string
+	URLs []string // the page URLs it carries (IndexNow)
 }
 
 // Plan returns the requests a run would make now, without sending any.
@@ -351,11 +357,11 @@ func (n *Notifier) Plan() []Request {
 		case config.IndexNow:
 			on, _ := n.onHost(urls)
 			for _, batch := range batches(on) {
-				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodPost, URL: ep.cfg.URL, URLs: batch})
+				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodPost, URL: shown(ep.cfg.URL), URLs: batch})
 			}
 		case config.Ping:
 			for _, u := range urls {
-				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodGet, URL: pingURL(ep.cfg.URL, u)})
+				out = append(out, Request{Endpoint: ep.cfg.Name, Method: http.MethodGet, URL: shown(pingURL(ep.cfg.URL, u), u)})
 			}
 		}
 	}

@@ -16,41 +16,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/redact"
 )
 
 // IndexNowBatch is the most URLs one IndexNow POST may carry.
 const IndexNowBatch = 10_000
 
 const (
-	maxBody      = 64 << 10 // response bytes read; the rest is dropped with the connection
-	logBody      = 1 << 10  // response bytes logged
-	maxRedirects = 3
-	backoffBase  = time.Second
+	maxBody     = 64 << 10 // response bytes read; the rest is dropped with the connection
+	logBody     = 1 << 10  // response bytes logged
+	backoffBase = time.Second
 )
-
-// errRedirects stops a redirect loop; it is no reason to retry.
-var errRedirects = fmt.Errorf("stopped after %d redirects", maxRedirects)
-
-// newClient returns the HTTP client for every endpoint: a timeout per
-// request (zero would mean none), proxies from the environment, and
-// redirects followed only when they keep the method. Go re-sends a POST
-// redirected by 301, 302 or 303 as a bodiless GET, which no IndexNow
-// endpoint wants: such a response is returned as is and reported.
-func newClient(timeout time.Duration) *http.Client {
-	return &http.Client{
-		Timeout:   timeout,
-		Transport: http.DefaultTransport.(*http.Transport).Clone(),
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= maxRedirects {
-				return errRedirects
-			}
-			if req.Method != via[0].Method {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		},
-	}
-}
 
 // outcome classifies a finished exchange.
 type outcome int
@@ -153,12 +129,12 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 			n.log.Info("submitted to IndexNow", zap.String("endpoint", ep.cfg.Name), zap.Int("urls", len(batch)), zap.Int("status", status))
 		case drop:
 			n.log.Error("IndexNow refused a batch; it is dropped: "+why, zap.String("endpoint", ep.cfg.Name),
-				zap.Int("status", status), zap.Int("urls", len(batch)), zap.ByteString("body", truncate(resp)))
+				zap.String("url", shown(ep.cfg.URL)), zap.Int("status", status), zap.Int("urls", len(batch)), zap.ByteString("body", truncate(resp)))
 			n.forget(ep, batch, gens)
 		default:
 			if status != 0 {
 				n.log.Error("IndexNow did not take the URLs; they stay owed: "+why, zap.String("endpoint", ep.cfg.Name),
-					zap.Int("status", status), zap.ByteString("body", truncate(resp)))
+					zap.String("url", shown(ep.cfg.URL)), zap.Int("status", status), zap.ByteString("body", truncate(resp)))
 				err = fmt.Errorf("HTTP %d: %s", status, why)
 			}
 			// The rest would meet the same fate: try them next run.
@@ -200,9 +176,10 @@ func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, ge
 	total := 0
 	for _, index := range urls {
 		target := pingURL(ep.cfg.URL, index)
+		// The index URL is the site's own and public: errors may show it.
 		status, resp, err := n.do(ctx, ep, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-		})
+		}, index)
 		switch {
 		case err != nil:
 			return total, fmt.Errorf("endpoint %s: %w", ep.cfg.Name, err)
@@ -215,7 +192,7 @@ func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, ge
 			return total, fmt.Errorf("endpoint %s: HTTP %d: gone", ep.cfg.Name, status)
 		default:
 			n.log.Error("ping not accepted; it stays owed", zap.String("endpoint", ep.cfg.Name),
-				zap.Int("status", status), zap.ByteString("body", truncate(resp)))
+				zap.String("url", shown(target, index)), zap.Int("status", status), zap.ByteString("body", truncate(resp)))
 			return total, fmt.Errorf("endpoint %s: HTTP %d", ep.cfg.Name, status)
 		}
 	}
@@ -230,32 +207,34 @@ func (n *Notifier) markGone(ep *endpoint, status int) {
 	ep.gone = ep.cfg.URL
 	clear(ep.owed)
 	n.log.Warn("endpoint is gone; not calling it again until its url changes in the configuration",
-		zap.String("endpoint", ep.cfg.Name), zap.String("url", ep.cfg.URL), zap.Int("status", status))
+		zap.String("endpoint", ep.cfg.Name), zap.String("url", shown(ep.cfg.URL)), zap.Int("status", status))
 	if err := n.saveLocked(); err != nil {
 		n.log.Error("cannot save notification state", zap.Error(err))
 	}
 }
 
 // do makes one request, retrying what is worth retrying. It returns the
-// last response's status and (capped) body, or the last transport error.
-func (n *Notifier) do(ctx context.Context, ep *endpoint, newReq func(context.Context) (*http.Request, error)) (int, []byte, error) {
+// last response's status and (capped) body, or the last transport error,
+// its URL shown as redact.URL shows it, values in public left as they are.
+func (n *Notifier) do(ctx context.Context, ep *endpoint, newReq func(context.Context) (*http.Request, error), public ...string) (int, []byte, error) {
 	for attempt := 1; ; attempt++ {
 		req, err := newReq(ctx)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, fmt.Errorf("make the request: %w", redactErr(err, public))
 		}
 		req.Header.Set("User-Agent", n.ua)
-		status, body, wait, err := n.exchange(ep, req)
+		status, body, wait, err := n.exchange(ep, req, public)
 		if err == nil && !retryable(status) {
 			return status, body, nil
 		}
 		if ctx.Err() != nil {
 			return status, body, ctx.Err()
 		}
-		if attempt >= n.cfg.Notify.Attempts || errors.Is(err, errRedirects) {
+		if attempt >= n.cfg.Notify.Attempts || final(err) {
 			if err == nil && status != 0 {
 				return status, body, nil
 			}
+			n.refusedRedirect(ep, err)
 			return status, body, err
 		}
 		d := n.backoff(attempt)
@@ -276,9 +255,16 @@ func (n *Notifier) do(ctx context.Context, ep *endpoint, newReq func(context.Con
 }
 
 // exchange sends one request and reads at most maxBody of the answer.
-// wait is the Retry-After the server asked for, if any.
-func (n *Notifier) exchange(ep *endpoint, req *http.Request) (status int, body []byte, wait time.Duration, err error) {
+// wait is the Retry-After the server asked for, if any. An error's URL is
+// redacted before anything (the stats, /healthz) keeps it.
+func (n *Notifier) exchange(ep *endpoint, req *http.Request, public []string) (status int, body []byte, wait time.Duration, err error) {
 	resp, err := n.client.Do(req)
+	err = redactErr(err, public)
+	var re *RedirectError
+	if errors.As(err, &re) {
+		// net/http names the redirect's target as the URL requested.
+		err = fmt.Errorf("%s %s: %w", req.Method, shown(req.URL.String(), public...), re)
+	}
 	if err == nil {
 		// Read before taking the lock: a slow body must not hold up Note,
 		// which the build loop calls.
@@ -289,6 +275,9 @@ func (n *Notifier) exchange(ep *endpoint, req *http.Request) (status int, body [
 	defer n.mu.Unlock()
 	ep.stats.Attempts++
 	if err != nil {
+		if resp != nil {
+			ep.stats.LastStatus = resp.StatusCode // a redirect not followed
+		}
 		ep.stats.failed(err.Error())
 		return 0, nil, 0, err
 	}
@@ -350,4 +339,19 @@ func truncate(b []byte) []byte {
 		return b[:logBody]
 	}
 	return b
+}
+
+// placeholder is where a ping URL takes the index URL.
+const placeholder = "{sitemap}"
+
+// shown is an endpoint's URL as logs, errors and dry runs may show it
+// (redact.URL); the placeholder, and values in public (the site's own
+// index URL), are no secrets and stay readable.
+func shown(raw string, public ...string) string {
+	return redact.URL(raw, append([]string{placeholder}, public...)...)
+}
+
+// redactErr rewrites the URL net/http's errors carry as shown does.
+func redactErr(err error, public []string) error {
+	return redact.Error(err, append([]string{placeholder}, public...)...)
 }
