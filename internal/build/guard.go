@@ -173,6 +173,15 @@ func (e *Engine) refuse(r *run, err *ShrinkError) (*Report, error) {
 	if e.dry != nil {
 		e.dry.refuse()
 	}
+	e.restore(r)
+	if r.full {
+		e.refused = err
+	}
+	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)}, err
+}
+
+// restore puts the engine's state back as it was before an abandoned run.
+func (e *Engine) restore(r *run) {
 	e.restoreURLFiles(r)
 	for dir, prev := range r.saved {
 		if prev == nil {
@@ -181,10 +190,6 @@ func (e *Engine) refuse(r *run, err *ShrinkError) (*Report, error) {
 			e.groups[dir] = prev
 		}
 	}
-	if r.full {
-		e.refused = err
-	}
-	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)}, err
 }
 
 // Refused returns the refusal of the last full build, until a full build

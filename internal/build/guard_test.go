@@ -1,6 +1,7 @@
 package build
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -375,5 +376,63 @@ func TestCountedChanges(t *testing.T) {
 	if !slices.Equal(rep.Changes.Added, []string{"https://static.test/docs/new.html"}) ||
 		!slices.Equal(rep.Changes.Removed, []string{"https://static.test/docs/a.html"}) || !slices.Equal(owed.Added, rep.Changes.Added) {
 		t.Errorf("wanted URLs: reported %+v, wrote ahead %+v", rep.Changes, owed)
+	}
+}
+
+// TestUnrecordedPublishLandsNothing: a publish whose write-ahead fails (the
+// ledger cannot be saved) leaves every file as it was, for an update and
+// for a full build that finds a group gone, marks the groups failed, and
+// a retry once the ledger can be saved owes the same changes and lands.
+func TestUnrecordedPublishLandsNothing(t *testing.T) {
+	root := site(t, "index.html", "docs/a.html", "blog/b.html")
+	ledgerDown := errors.New("no space left on device")
+	var failing bool
+	var owed tree.Changes
+	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithWriteAhead(func(c tree.Changes, _ bool) error {
+		if failing {
+			return ledgerDown
+		}
+		owed.Merge(c)
+		return nil
+	}))
+	mustBuild(t, e)
+	before := outputs(t, e.cfg, root)
+	owed = tree.Changes{}
+
+	failing = true
+	mustWrite(t, filepath.Join(root, "docs", "new.html"), defaultMTime)
+	os.RemoveAll(filepath.Join(root, "blog"))
+	delete(before, "blog/sitemap.xml") // gone with its directory
+	for what, publish := range map[string]func() (*Report, error){
+		"update":     func() (*Report, error) { return e.Update(context.Background(), []string{"docs"}, nil) },
+		"full build": func() (*Report, error) { return e.Build(context.Background()) },
+	} {
+		if _, err := publish(); !errors.Is(err, ledgerDown) {
+			t.Errorf("%s: error %v, want the ledger's", what, err)
+		}
+		if after := outputs(t, e.cfg, root); !maps.EqualFunc(after, before, bytes.Equal) {
+			t.Errorf("%s: files changed though what they tell was not recorded: %v, were %v", what, slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+		}
+		if failed := e.Failed(); !slices.Contains(failed, "docs") {
+			t.Errorf("%s: failed groups %v, want docs among them", what, failed)
+		}
+	}
+	if !slices.Contains(e.Failed(), "blog") {
+		t.Errorf("failed groups %v: the full build's gone group is not retried", e.Failed())
+	}
+
+	failing = false
+	if _, err := e.Rebuild(context.Background(), e.Failed()); err != nil {
+		t.Fatal(err)
+	}
+	want := tree.Changes{Added: []string{"https://static.test/docs/new.html"}, Removed: []string{"https://static.test/blog/b.html"}}
+	if !slices.Equal(owed.Added, want.Added) || !slices.Equal(owed.Removed, want.Removed) {
+		t.Errorf("the retry owed %+v, want %+v", owed, want)
+	}
+	if locs, _ := listedLocs(t, filepath.Join(root, "docs", "sitemap.xml")); !slices.Contains(locs, "docs/new.html") {
+		t.Errorf("after the retry docs/sitemap.xml lists %v", locs)
+	}
+	if len(e.Failed()) != 0 {
+		t.Errorf("still failed after the retry: %v", e.Failed())
 	}
 }

@@ -312,7 +312,9 @@ func (e *Engine) finish(r *run) (*Report, error) {
 			r.gone = r.gone.Counted()
 		}
 	}
-	e.writeAhead(r)
+	if err := e.writeAhead(r); err != nil {
+		return e.notRecorded(r, err)
+	}
 	if r.store != nil {
 		e.commitPageStore(r.store)
 		r.store = nil
@@ -430,9 +432,9 @@ func (e *Engine) unseen(r *run) tree.Changes {
 // writeAhead hands what the publish will change to WithWriteAhead's
 // function before any of its files lands. What it hands may be more than
 // lands (a group whose files fail), never less.
-func (e *Engine) writeAhead(r *run) {
+func (e *Engine) writeAhead(r *run) error {
 	if e.owe == nil || e.dry != nil {
-		return
+		return nil
 	}
 	var owed tree.Changes
 	owed.Merge(r.gone)
@@ -442,11 +444,34 @@ func (e *Engine) writeAhead(r *run) {
 	owed.Merge(r.owedByURLFiles())
 	files := len(r.rep.Written) > 0
 	if owed.Empty() && !files {
-		return
+		return nil
 	}
-	if err := e.owe(owed, files); err != nil {
-		r.errs = append(r.errs, fmt.Errorf("record what search engines are owed: %w", err))
+	return e.owe(owed, files)
+}
+
+// notRecorded abandons a publish whose changes could not be recorded as
+// owed (the ledger cannot be saved: a full or read-only state_dir). Its
+// files must not land: after a crash, the restart would find the pages
+// already published and owe nothing, and search engines would never be
+// told. The old files stay, the engine's state is put back as it was, and
+// every group the run staged, or found gone, is marked failed, so that the
+// daemon retries them (with its backoff) until the ledger can be saved.
+func (e *Engine) notRecorded(r *run, err error) (*Report, error) {
+	e.abort(r)
+	e.restore(r)
+	failed := slices.Collect(maps.Keys(r.staged))
+	if r.full && e.mem != nil {
+		e.mem.Groups(func(dir string) {
+			if !r.seen[dir] {
+				failed = append(failed, dir)
+			}
+		})
 	}
+	for _, dir := range failed {
+		e.state(dir).failed = true
+	}
+	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)},
+		fmt.Errorf("nothing published, the old sitemaps stay: what search engines are owed could not be recorded first: %w", err)
 }
 
 // commit commits the groups' files and settles the engine's state with
