@@ -40,7 +40,10 @@ commands:
                           build every sitemap and the index once, then exit;
                           -force publishes a shrink the guard would refuse;
                           -dry-run prints what it would write, remove and refuse
-  check    -config FILE   validate a configuration file
+  check    -config FILE [-user NAME]
+                          validate a configuration file, and find what would
+                          keep the service from starting: its listen address
+                          taken, directories NAME may not write (exit 1)
   check    [-config FILE] PATH|URL...
                           validate sitemaps or indexes against the protocol
   ping     -config FILE [-now] [-dry-run]
@@ -51,7 +54,8 @@ commands:
   help     [COMMAND]      print this, or a command's usage (so does COMMAND -h)
 
 The default FILE is ` + defaultConfig + `.
-Exit status: 0 success, 1 runtime failure, 2 bad usage or configuration.
+Exit status: 0 success, 1 runtime failure or a problem check found, 2 bad usage
+or configuration.
 `
 
 // run is main without the process: it takes the arguments and the output
@@ -159,22 +163,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	configGiven := false
 	fs.Visit(func(f *flag.Flag) { configGiven = configGiven || f.Name == "config" || f.Name == "site" })
-	site := fs.Lookup("site").Value.String()
+	site, userName := fs.Lookup("site").Value.String(), fs.Lookup("user").Value.String()
 	if fs.NArg() == 0 {
-		proc, ok := loadConfig(*path, stderr)
-		if !ok {
-			return ExitUsage
-		}
-		sites, ok := selectSites(proc, site, stderr)
-		if !ok {
-			return ExitUsage
-		}
-		if proc.Multi {
-			fmt.Fprintf(stdout, "%s: configuration is valid: %s\n", *path, plural(len(sites), "site"))
-			return ExitOK
-		}
-		fmt.Fprintf(stdout, "%s: configuration is valid\n", *path)
-		return ExitOK
+		return checkConfig(*path, site, userName, stdout, stderr)
+	}
+	if userName != "" {
+		fmt.Fprintln(stderr, "sitemapd check: -user applies to the check of a configuration, not of sitemaps")
+		return ExitUsage
 	}
 	var cfgs []*config.Config
 	if configGiven {

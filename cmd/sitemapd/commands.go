@@ -36,11 +36,18 @@ func init() {
 			about: "One full build: every group's sitemap, the index, removal of sitemaps no longer\n" +
 				"needed; then exit. -dry-run prints what it would do and touches nothing.",
 			flags: func(fs *flag.FlagSet) { new(buildFlags).define(fs) }, run: cmdBuild},
-		{name: "check", synopsis: "[-config FILE] [-site NAME] [PATH|URL...]", config: true,
+		{name: "check", synopsis: "[-config FILE] [-site NAME] [-user NAME] [PATH|URL...]", config: true,
 			about: "Without PATH or URL: validate the configuration, one FILE:LINE: key: problem line\n" +
-				"each. With them: validate sitemaps or indexes, on disk or over HTTP, against the\n" +
-				"protocol (-config says where a file on disk is served).",
-			run: cmdCheck},
+				"each; then find what would keep the service from starting, one line each naming\n" +
+				"the address or path, the problem and what to do: the listen address taken by\n" +
+				"another process, the document root not readable, the output root or state_dir\n" +
+				"(or the directory it would be made in) not writable, by the user check runs as\n" +
+				"or the one -user names (the service's, e.g. sitemapd, when check runs as root).\n" +
+				"With PATH or URL: validate sitemaps or indexes, on disk or over HTTP, against the\n" +
+				"protocol (-config says where a file on disk is served).\n\n" +
+				"Exit status: 0 all is well; 1 a problem found (one that would stop the service,\n" +
+				"or one in a sitemap); 2 bad usage or an invalid configuration.",
+			flags: func(fs *flag.FlagSet) { new(checkFlags).define(fs) }, run: cmdCheck},
 		{name: "ping", synopsis: "[-config FILE] [-site NAME] [-now] [-dry-run]", config: true,
 			about: "Send search engines what they are owed now, and print what each endpoint was sent.",
 			flags: func(fs *flag.FlagSet) { new(pingFlags).define(fs) }, run: cmdPing},
@@ -58,6 +65,12 @@ type buildFlags struct{ force, dryRun bool }
 func (f *buildFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.force, "force", false, "publish even a build that stops listing most pages (the shrink guard)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what the build would write, remove and refuse, writing nothing")
+}
+
+type checkFlags struct{ user string }
+
+func (f *checkFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.user, "user", "", "check that the user of this `name` (or uid), the service's, can write what it must (default: the user check runs as)")
 }
 
 type pingFlags struct{ now, dryRun bool }

@@ -97,17 +97,14 @@ func (l *Lock) Close() error {
 // of one name (safefile.Lock): the holder truncates and writes it, and the
 // output root is writable by deploy users, who could otherwise point it at
 // any file the daemon's user may write.
+//
+// A directory the process cannot write (a root-owned docroot, a
+// read-only mount) is an *AccessError naming it, the user and what to do,
+// whether the lock file is there already or not.
 func Acquire(path, dir string, me Holder) (*Lock, error) {
-	f, err := safefile.Lock(path, 0o644)
-	writable := err == nil
-	if errors.Is(err, fs.ErrPermission) {
-		// Someone else's lock file (a build run by another user): an
-		// flock needs no write access, and theirs is in our way all the
-		// same.
-		f, err = safefile.Open(path, safefile.NoFollow)
-	}
+	f, writable, err := openLock(path, dir)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
+		return nil, err
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
@@ -116,17 +113,76 @@ func Acquire(path, dir string, me Holder) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	if writable {
-		// Readable by all, whatever the umask: another user's sitemapd
-		// must be able to open it to meet the lock (and read whose it
-		// is) rather than fail on it.
-		_ = f.Chmod(0o644)
-		// Who holds it, for the next one to name. Not fatal: the lock
-		// is what counts.
-		_ = f.Truncate(0)
-		_, _ = f.WriteAt([]byte(fmt.Sprintf("pid=%d\ncommand=%s\nconfig=%s\n", me.PID, me.Command, me.Config)), 0)
+	if !writable {
+		// Ours now, but in a directory we may not write, nothing it
+		// guards could be written either: say so now, not as a failed
+		// first build.
+		if err := dirWritable(path); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &Lock{f: f, path: path, dir: dir}, nil
 	}
+	// Readable by all, whatever the umask: another user's sitemapd must
+	// be able to open it to meet the lock (and read whose it is) rather
+	// than fail on it.
+	_ = f.Chmod(0o644)
+	// Who holds it, for the next one to name. Not fatal: the lock is what
+	// counts.
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(fmt.Sprintf("pid=%d\ncommand=%s\nconfig=%s\n", me.PID, me.Command, me.Config)), 0)
 	return &Lock{f: f, path: path, dir: dir}, nil
+}
+
+// openLock opens (or creates) the lock file path, for writing when it
+// may (writable).
+func openLock(path, dir string) (f *os.File, writable bool, err error) {
+	f, err = safefile.Lock(path, 0o644)
+	if err == nil {
+		return f, true, nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		// Someone else's lock file (a build run by another user): an
+		// flock needs no write access, and theirs is in our way all the
+		// same.
+		f, err = meetOthers(path, err)
+	}
+	var denied *AccessError
+	switch {
+	case err == nil:
+		return f, false, nil
+	case errors.As(err, &denied):
+		return nil, false, err // names the directory already
+	case errors.Is(err, unix.EROFS):
+		return nil, false, &AccessError{Op: "open lock file", Path: path, Dir: filepath.Dir(path), Key: keyFor(path), User: Me(), Err: err}
+	}
+	return nil, false, fmt.Errorf("lock %s: %w", dir, err)
+}
+
+// Held reports whether another process holds the lock file path, as a
+// *HeldError naming it (dir is what it guards, for messages), and creates
+// nothing: for `sitemapd check`, which writes nothing. No file is no lock.
+//
+// An flock cannot be tested without taking one: a shared lock is taken
+// and dropped at once. It fails against a holder's exclusive lock; in the
+// instant it is held, a sitemapd starting would find the lock taken and
+// refuse to start. Call it only where one is most likely running already.
+func Held(path, dir string) error {
+	f, err := safefile.Open(path, safefile.NoFollow)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read lock %s: %w", dir, err)
+	}
+	defer f.Close() // drops the shared lock, if taken
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return &HeldError{Path: path, Dir: dir, Holder: readHolder(path)}
+		}
+		return fmt.Errorf("read lock %s: %w", dir, err)
+	}
+	return nil
 }
 
 // readHolder reads who holds a lock file. The holder writes it right after
@@ -199,9 +255,9 @@ func TakeAll(ctx context.Context, cfg *config.Config, me Holder, o Options) (*Se
 			continue
 		}
 		if dirs[i] == cfg.StateDir && len(cfg.Notify.Endpoints) > 0 {
-			if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+			if err := mkdirState(cfg.StateDir); err != nil {
 				s.Close()
-				return nil, fmt.Errorf("create state directory: %w", err)
+				return nil, err
 			}
 		}
 		l, err := acquireWaiting(ctx, path, dirs[i], me, o.Wait)
