@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLedgerFirst: while the ledger (state_dir/notify.json) cannot be
@@ -72,5 +74,36 @@ func TestLedgerFirst(t *testing.T) {
 		code, body := health()
 		return code == http.StatusOK, body
 	})
+	c.stop(t)
+}
+
+// TestLostLedger: the ledger deleted while the daemon is stopped, the page
+// store kept, is a ledger lost, not a first run: the pages created,
+// changed and deleted meanwhile are sent when it starts again, and nothing
+// else.
+func TestLostLedger(t *testing.T) {
+	rcv := newReceiver(t)
+	cfg, root := writeConfig(t, notifyConfig(rcv))
+	os.WriteFile(filepath.Join(root, "blog", "b.html"), []byte("<title>b</title>"), 0o644)
+	c := startChild(t, cfg)
+	c.expect(t, "READY=1")
+	c.stop(t)
+	ledger := filepath.Join(filepath.Dir(cfg), "state", "notify.json")
+	if err := os.Remove(ledger); err != nil {
+		t.Fatal(err)
+	}
+	writeFileAt(t, filepath.Join(root, "blog", "new.html"), []byte("<title>new</title>"), time.Now())
+	writeFileAt(t, filepath.Join(root, "blog", "a.html"), []byte("<title>changed</title>"), time.Now().Add(time.Minute))
+	os.Remove(filepath.Join(root, "blog", "b.html"))
+	mark := rcv.count()
+	c = startChild(t, cfg)
+	c.expect(t, "READY=1")
+	want := []string{base + "/blog/a.html", base + "/blog/b.html", base + "/blog/new.html"}
+	rcv.waitFor(t, mark, want...)
+	got := rcv.since(mark)
+	slices.Sort(got)
+	if !slices.Equal(slices.Compact(got), want) {
+		t.Errorf("sent %v, want only %v", got, want)
+	}
 	c.stop(t)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
+	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
@@ -189,7 +190,7 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 
 	// The notifier holds the state directory while this configuration
 	// serves; its runs stop (requests canceled, nothing owed lost) first.
-	notifier, err := ping.New(cfg, s.log, ping.WithVersion(d.opts.Version))
+	notifier, err := ping.New(cfg, s.log, ping.WithVersion(d.opts.Version), ping.WithPublishedBefore(pagestore.Exists(cfg.StateDir)))
 	if err != nil {
 		return stopped, version{}, err
 	}

@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -39,6 +41,16 @@ const Name = "pages"
 // LegacyName is the file version 2 kept heads in; a store written in its
 // place removes it.
 const LegacyName = "heads"
+
+// Exists reports whether state_dir holds a page store (of any
+// configuration): whether a site was published from it before.
+func Exists(stateDir string) bool {
+	if stateDir == "" {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(stateDir, Name))
+	return err == nil
+}
 
 // magic starts a store. Version 3 keeps each page's stamp, time and
 // content hash, under two keys, and what its head says; version 4 the

@@ -92,6 +92,8 @@ type Notifier struct {
 	gen   uint64
 	fresh bool // no state file existed: this site was never notified
 	rnd   *rand.Rand
+
+	publishedBefore bool // WithPublishedBefore
 }
 
 // Option adjusts a Notifier.
@@ -105,6 +107,16 @@ func WithSleep(sleep func(context.Context, time.Duration) error) Option {
 
 // WithRand seeds the backoff jitter.
 func WithRand(r *rand.Rand) Option { return func(n *Notifier) { n.rnd = r } }
+
+// WithPublishedBefore says that the site was published before from this
+// state directory (its page store is there). A state file missing beside
+// it is then a ledger lost (deleted while the daemon was stopped), not a
+// first run: what the first build finds changed since the sitemaps were
+// last published is owed, as after a corrupt state file, rather than
+// taken for the whole site and left to the sitemaps.
+func WithPublishedBefore(published bool) Option {
+	return func(n *Notifier) { n.publishedBefore = published }
+}
 
 // WithVersion sets the version the User-Agent names.
 func WithVersion(v string) Option {
@@ -158,6 +170,11 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 	if err != nil {
 		n.Close()
 		return nil, err
+	}
+	if doc == nil && !lost && n.publishedBefore {
+		n.log.Warn("notification state is missing though the site was published before: taken as lost; what changed since the last publish is owed",
+			zap.String("path", filepath.Join(cfg.StateDir, StateFile)))
+		lost = true
 	}
 	n.fresh = doc == nil && !lost
 	if doc != nil {
