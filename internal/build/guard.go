@@ -14,30 +14,39 @@ import (
 )
 
 // ShrinkError is a publish the shrink guard refused: of the pages listed
-// before whose files are still there, it would have stopped listing more
-// than half (a rule now leaves them out), or it would have listed nothing
-// while there are pages. Such a shrink is most often a mistake (a wrong
-// base_url, a robots.txt or template change that shuts out the site), and
-// once published, search engines drop the pages: so the sitemaps stay as
-// they were until one is forced.
+// before, it would have stopped listing more than half, because a rule now
+// leaves them out or because their files are gone (deleted, a volume not
+// mounted, a root emptied, replaced or pointed at another tree), or it
+// would have listed nothing while there are pages. Such a shrink is most
+// often a mistake (a wrong base_url, a robots.txt or template change that
+// shuts out the site, a deploy or mount gone wrong), and once published,
+// search engines drop the pages: so the sitemaps stay as they were, and
+// nothing is owed, until one is forced.
 type ShrinkError struct {
-	Before  int        // pages listed before whose files are still there
+	Before  int        // pages listed before
 	After   int        // pages the publish would list
 	Dropped tree.Tally // pages listed before and now left out, by reason
+	Gone    int        // pages listed before whose files are gone
 	Pages   int        // pages read (listed or left out)
 	Cause   string     // the likely cause, in words
 }
 
 func (e *ShrinkError) Error() string {
 	var what string
-	if n := e.Dropped.Total(); n > 0 {
-		what = fmt.Sprintf("it would stop listing %d of the %d pages listed before that are still there (left out: %s)",
-			n, e.Before, e.Dropped.String())
-	} else {
+	switch n := e.Dropped.Total(); {
+	case n > 0 || e.Gone > 0:
+		what = fmt.Sprintf("it would stop listing %d of the %d pages listed before", n+e.Gone, e.Before)
+		if n > 0 {
+			what += fmt.Sprintf(" (left out: %s)", e.Dropped.String())
+		}
+		if e.Gone > 0 {
+			what += fmt.Sprintf(" (gone from the document root: %d)", e.Gone)
+		}
+	default:
 		what = fmt.Sprintf("it would list no page, while %d pages are there", e.Pages)
 	}
-	return fmt.Sprintf("publish refused, the sitemaps stay as they were: %s; likely cause: %s. "+
-		"If this is meant, run `sitemapd build -force` once, or set shrink_guard: false", what, e.Cause)
+	return fmt.Sprintf("publish refused, the sitemaps stay as they were and nothing is sent: %s; likely cause: %s. "+
+		"If this is meant, stop the daemon and run `sitemapd build -force` once, or set shrink_guard: false", what, e.Cause)
 }
 
 // save keeps a group's state as it was before the publish changed it, for
@@ -64,7 +73,55 @@ func (r *run) account(e *Engine, g *scan.Group, prev, now int, removed []string)
 	for _, loc := range removed {
 		if why, ok := e.leftOut(&g.Left, loc); ok {
 			r.dropped.Add(why)
+		} else {
+			r.noteDeleted(loc)
 		}
+	}
+}
+
+func (r *run) noteDeleted(loc string) {
+	if r.deleted == nil {
+		r.deleted = map[string]bool{}
+	}
+	r.deleted[loc] = true
+}
+
+// unseenListed notes, after a full walk, the pages listed before in the
+// groups it did not meet as deleted: those memory held (the daemon's), and
+// those of the directories the page store remembers (a build's, or the
+// daemon's first). A URL is counted once, however many places say it was
+// listed: a directory moved within the root carries its sitemaps, which
+// list the old URLs too. Directories the configuration now excludes are
+// left out on purpose, not gone.
+func (e *Engine) unseenListed(r *run) {
+	if !r.full {
+		return
+	}
+	note := func(dir string, l *tree.Listing) {
+		if e.scan.SkipDir(dir) {
+			return
+		}
+		l.All(func(i int, name string) {
+			if !l.Head(i).Hidden() {
+				r.noteDeleted(e.scan.PageLoc(dir, name))
+			}
+		})
+	}
+	if e.mem != nil {
+		e.mem.Groups(func(g string) {
+			if !r.seen[g] {
+				for dir, l := range e.mem.Listings(g) {
+					note(dir, l)
+				}
+			}
+		})
+	}
+	if e.pages.old != nil {
+		e.pages.old.Each(func(dir string, l *tree.Listing) {
+			if g := e.depth.GroupOf(dir); !r.seen[g] && (e.mem == nil || e.mem.Listings(g) == nil) {
+				note(dir, l)
+			}
+		})
 	}
 }
 
@@ -93,6 +150,10 @@ func (e *Engine) leftOut(left *scan.LeftOut, loc string) (tree.Reason, bool) {
 	return tree.Listed, false
 }
 
+// minShared is the fewest pages listed before for which a publish that
+// keeps a tenth of them or less is taken for another tree.
+const minShared = 10
+
 // guarded reports whether the shrink guard is on.
 func (e *Engine) guarded() bool { return e.cfg.ShrinkGuard && !e.force }
 
@@ -110,21 +171,34 @@ func (e *Engine) guard(r *run) *ShrinkError {
 			after += g.urls
 		}
 	}
-	dropped := r.dropped.Total()
+	e.unseenListed(r)
+	dropped, gone := r.dropped.Total(), len(r.deleted)
 	pages := after + r.left.Tally.Total()
-	before := still + dropped
-	refuse := dropped > 0 && 2*dropped > before
-	if after == 0 && r.left.Tally.Total() > 0 {
-		refuse = true
-	}
+	before := still + dropped + gone
+	// Pages still there that a rule now leaves out: more than half of
+	// them. Pages gone: a publish that would list fewer than half the
+	// pages listed before, or none at all (a move, which adds what it
+	// removes, is no shrink); or one that shares almost nothing with what
+	// was listed (a root pointed at another tree), on a site large enough
+	// for the share to mean something.
+	refuse := 2*dropped > still+dropped ||
+		(gone > 0 && 2*after < before) ||
+		(before >= minShared && 10*gone >= 9*before) ||
+		(after == 0 && r.left.Tally.Total() > 0)
 	if !refuse {
 		return nil
 	}
-	why := r.dropped
-	if dropped == 0 {
-		why = r.left.Tally
+	err := &ShrinkError{Before: before, After: after, Dropped: r.dropped, Gone: gone, Pages: pages}
+	switch why := r.dropped; {
+	case gone > dropped:
+		err.Cause = fmt.Sprintf("%d of the %d pages listed before are gone from the document root %s (a deploy that deleted them, a volume not mounted, root emptied or pointed at another tree?)",
+			gone, before, e.cfg.Root)
+	case dropped == 0:
+		err.Cause = e.cause(r.left.Tally.Top(), &r.left, pages)
+	default:
+		err.Cause = e.cause(why.Top(), &r.left, pages)
 	}
-	return &ShrinkError{Before: before, After: after, Dropped: r.dropped, Pages: pages, Cause: e.cause(why.Top(), &r.left, pages)}
+	return err
 }
 
 // cause says in words why pages were left out for reason why, out of
@@ -174,8 +248,12 @@ func (e *Engine) refuse(r *run, err *ShrinkError) (*Report, error) {
 		e.dry.refuse()
 	}
 	e.restore(r)
-	if r.full {
-		e.refused = err
+	e.refused = err
+	if e.dry == nil {
+		// The daemon retries the groups, with its backoff, until the
+		// shrink is over (a volume mounted again, a deploy finished) or
+		// forced.
+		e.failRun(r)
 	}
 	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)}, err
 }
@@ -192,9 +270,9 @@ func (e *Engine) restore(r *run) {
 	}
 }
 
-// Refused returns the refusal of the last full build, until a full build
-// succeeds: while it stands, the published sitemaps are older than the
-// tree.
+// Refused returns the last refusal, until a full build succeeds or every
+// group it marked failed is published: while it stands, the published
+// sitemaps are older than the tree.
 func (e *Engine) Refused() error {
 	if e.refused == nil {
 		return nil

@@ -125,6 +125,56 @@ func TestShrinkGuardCounts(t *testing.T) {
 			for i := range 9 {
 				os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i)))
 			}
+		}, "", true},
+		{"delete 5 of 10", func(root string) {
+			for i := range 5 {
+				os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i)))
+			}
+		}, "", false},
+		{"delete 6 of 10", func(root string) {
+			for i := range 6 {
+				os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i)))
+			}
+		}, "", true},
+		{"delete 9 of 10, guard off", func(root string) {
+			for i := range 9 {
+				os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i)))
+			}
+		}, "shrink_guard: false\n", false},
+		{"move 5 of 10", func(root string) {
+			for i := range 5 {
+				os.Rename(filepath.Join(root, fmt.Sprintf("d%d", i)), filepath.Join(root, fmt.Sprintf("moved%d", i)))
+			}
+		}, "", false},
+		// Nine URLs of ten gone at once: by URLs, another tree.
+		{"move 9 of 10", func(root string) {
+			for i := range 9 {
+				os.Rename(filepath.Join(root, fmt.Sprintf("d%d", i)), filepath.Join(root, fmt.Sprintf("moved%d", i)))
+			}
+		}, "", true},
+		{"root emptied", func(root string) {
+			os.RemoveAll(root)
+			os.Mkdir(root, 0o755)
+		}, "", true},
+		{"root another tree of as many pages", func(root string) {
+			os.RemoveAll(root)
+			for i := range 10 {
+				page(root, fmt.Sprintf("other%d/q.html", i), "")
+			}
+		}, "", true},
+		{"root another tree sharing a page", func(root string) {
+			for i := range 9 {
+				os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i)))
+			}
+			for i := range 12 {
+				page(root, fmt.Sprintf("other%d/q.html", i), "")
+			}
+		}, "", true},
+		{"half the site replaced", func(root string) {
+			for i := range 5 {
+				os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i)))
+				page(root, fmt.Sprintf("other%d/q.html", i), "")
+			}
 		}, "", false},
 		{"noindex 5 of 10", func(root string) {
 			for i := range 5 {
@@ -151,7 +201,7 @@ func TestShrinkGuardCounts(t *testing.T) {
 			for i := 4; i < 9; i++ {
 				os.RemoveAll(filepath.Join(root, fmt.Sprintf("d%d", i)))
 			}
-		}, "", false},
+		}, "", true}, // 3 of 10 listed still
 		// Of the 5 pages still there, 4 are left out: refused.
 		{"redirect 4, delete 5", func(root string) {
 			for i := range 4 {
@@ -208,8 +258,8 @@ func TestShrinkGuardDaemon(t *testing.T) {
 	if got := read(t, filepath.Join(root, "docs", "sitemap.xml")); got != before {
 		t.Error("refused update changed docs/sitemap.xml")
 	}
-	if e.Refused() != nil {
-		t.Error("a refused update counts as a refused full build")
+	if !errors.Is(e.Refused(), se) || !slices.Equal(e.Failed(), []string{"docs"}) {
+		t.Errorf("after a refused update: refused %v, failed %v; want it standing, docs to retry", e.Refused(), e.Failed())
 	}
 
 	// Undone: nothing changed since the last publish, so nothing is
@@ -220,6 +270,9 @@ func TestShrinkGuardDaemon(t *testing.T) {
 	rep, err := e.Update(context.Background(), []string{"docs"}, nil)
 	if err != nil || !rep.Changes.Empty() {
 		t.Fatalf("update after undoing: err %v, changes %+v", err, rep.Changes)
+	}
+	if e.Refused() != nil || len(e.Failed()) != 0 {
+		t.Errorf("after the undoing update: refused %v, failed %v; want neither", e.Refused(), e.Failed())
 	}
 	mustWrite(t, filepath.Join(root, "new.html"), defaultMTime)
 	if rep, err = e.Update(context.Background(), []string{""}, nil); err != nil || len(rep.Changes.Added) != 1 {

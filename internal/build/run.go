@@ -42,12 +42,13 @@ type run struct {
 	oldIndex []string            // index files before the publish
 
 	// For the shrink guard: of the pages the groups published listed
-	// before, how many they list still and how many a rule now leaves out
-	// (by reason); how many they will list; what the reads left out; and
-	// each group's state before the publish, restored if it is refused
-	// (nil: there was none).
+	// before, how many they list still, how many a rule now leaves out
+	// (by reason) and how many are gone from the tree; how many they will
+	// list; what the reads left out; and each group's state before the
+	// publish, restored if it is refused (nil: there was none).
 	still, after int
 	dropped      tree.Tally
+	deleted      map[string]bool // URLs listed before whose pages are gone
 	left         scan.LeftOut
 	saved        map[string]*group
 	gone         tree.Changes // a full walk's pages of groups it did not meet
@@ -300,14 +301,14 @@ func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []stri
 // temp files, and saves the record of text sitemaps.
 func (e *Engine) finish(r *run) (*Report, error) {
 	r.rep.LeftOut = r.left.Tally
+	if r.full {
+		r.gone = e.unseen(r)
+	}
 	if err := e.guard(r); err != nil {
 		return e.refuse(r, err)
 	}
 	if r.full {
 		e.refused = nil
-	}
-	if r.full {
-		r.gone = e.unseen(r)
 		if r.counted {
 			r.gone = r.gone.Counted()
 		}
@@ -379,6 +380,12 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	r.errs = append(r.errs, r.textErrs...)
 	if r.full {
 		e.saveGroups(r)
+	}
+	if !r.full && e.refused != nil && len(e.Failed()) == 0 {
+		// The groups a refusal marked failed are all published now, the
+		// guard passing: what made it refuse (a volume not mounted, a
+		// deploy half done) is over.
+		e.refused = nil
 	}
 	r.rep.Duration = e.now().Sub(r.start)
 	return r.rep, errors.Join(r.errs...)
@@ -459,19 +466,40 @@ func (e *Engine) writeAhead(r *run) error {
 func (e *Engine) notRecorded(r *run, err error) (*Report, error) {
 	e.abort(r)
 	e.restore(r)
+	e.failRun(r)
+	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)},
+		fmt.Errorf("nothing published, the old sitemaps stay: what search engines are owed could not be recorded first: %w", err)
+}
+
+// failRun marks failed, for the daemon to retry, every group an abandoned
+// run staged and, after a full walk, every group it did not meet that the
+// engine or the page store knows: a retry reads them again.
+func (e *Engine) failRun(r *run) {
 	failed := slices.Collect(maps.Keys(r.staged))
-	if r.full && e.mem != nil {
-		e.mem.Groups(func(dir string) {
+	if r.full {
+		if e.mem != nil {
+			e.mem.Groups(func(dir string) {
+				if !r.seen[dir] {
+					failed = append(failed, dir)
+				}
+			})
+		}
+		for dir := range e.groups {
 			if !r.seen[dir] {
 				failed = append(failed, dir)
 			}
-		})
+		}
+		if e.pages.old != nil {
+			e.pages.old.Each(func(dir string, _ *tree.Listing) {
+				if g := e.depth.GroupOf(dir); !r.seen[g] {
+					failed = append(failed, g)
+				}
+			})
+		}
 	}
 	for _, dir := range failed {
 		e.state(dir).failed = true
 	}
-	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)},
-		fmt.Errorf("nothing published, the old sitemaps stay: what search engines are owed could not be recorded first: %w", err)
 }
 
 // commit commits the groups' files and settles the engine's state with
