@@ -110,6 +110,9 @@ func (e *Engine) appHint(err error) error {
 // (absolute paths as configured; others are ignored) after they changed,
 // and the index.
 func (e *Engine) UpdateURLFiles(ctx context.Context, files []string) (*Report, error) {
+	if err := e.checkOutput(); err != nil {
+		return nil, err
+	}
 	r := e.begin(false)
 	for _, x := range e.urlFiles {
 		if slices.Contains(files, x.file) {

@@ -110,6 +110,25 @@ func (e *Engine) abort(r *run) {
 	}
 }
 
+// OutputReplacedError is a publish not made because the output directory
+// was moved away or replaced (or a symlink to it swapped) since the engine
+// opened it: its files would land in the directory it holds, out of
+// sight. The engine must be made anew on the directory the path names.
+type OutputReplacedError struct{ Dir string }
+
+func (e *OutputReplacedError) Error() string {
+	return fmt.Sprintf("output directory %s was moved or replaced since sitemapd opened it: nothing written into the old one, out of sight", e.Dir)
+}
+
+// checkOutput refuses to publish into an output directory that is no
+// longer the one its path names.
+func (e *Engine) checkOutput() error {
+	if e.pub.Replaced() {
+		return &OutputReplacedError{Dir: e.outDir}
+	}
+	return nil
+}
+
 // fail notes a group that could not be published.
 func (e *Engine) fail(r *run, dir string, err error) {
 	if err = e.groupFailed(dir, err); err != nil {
@@ -123,6 +142,9 @@ func (e *Engine) fail(r *run, dir string, err error) {
 // cannot be read or written keep their published files; their errors are
 // returned joined, after every other group has been written.
 func (e *Engine) Build(ctx context.Context) (*Report, error) {
+	if err := e.checkOutput(); err != nil {
+		return nil, err
+	}
 	r := e.begin(true)
 	e.loadRobots() // a full read is where new robots.txt rules take effect
 	if e.outDir != e.cfg.Root {
@@ -217,6 +239,9 @@ func (e *Engine) Update(ctx context.Context, dirty []string, names map[string][]
 }
 
 func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string][]string, names map[string][]string) (*Report, error) {
+	if err := e.checkOutput(); err != nil {
+		return nil, err
+	}
 	r := e.begin(false)
 	groups = slices.Clone(groups)
 	slices.Sort(groups)

@@ -226,11 +226,19 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 	defer due.stop()
 	var quiet quietTimer
 	defer quiet.stop()
+	// replaced is set when a publish finds the output directory moved or
+	// replaced: the loop then serves the configuration again, on the
+	// directory its path names now.
+	var replaced *build.OutputReplacedError
 	publish := func(why Trigger, run func() (*build.Report, error)) bool {
 		if why.Full() {
 			d.keeper.scan()
 		}
-		landed := s.publish(eng, led, why, run)
+		landed := s.publish(eng, led, why, func() (*build.Report, error) {
+			rep, err := run()
+			errors.As(err, &replaced)
+			return rep, err
+		})
 		d.keeper.beat()
 		due.set(eng.Due())
 		quiet.published(why.Full())
@@ -248,6 +256,7 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 		switch {
 		case ctx.Err() != nil:
 			return stopped, version{}, nil
+		case replaced != nil:
 		case first:
 			return stopped, version{}, fmt.Errorf("%w: %w", ErrNothingPublished, s.lastErr)
 		default:
@@ -271,6 +280,13 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 		rescan = t.C
 	}
 	for {
+		if replaced != nil {
+			s.log.Error("output directory moved or replaced; restarting on the directory its path names now", zap.String("output_dir", replaced.Dir))
+			if err := s.locks.Renew(d.me); err != nil {
+				return stopped, version{}, err
+			}
+			return rootReplaced, version{}, nil
+		}
 		select {
 		case <-ctx.Done():
 			return stopped, version{}, nil

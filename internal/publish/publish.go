@@ -152,6 +152,18 @@ func Open(dir string, opts Options) (*Publisher, error) {
 	return &Publisher{dir: dir, root: r, opts: opts}, nil
 }
 
+// Replaced reports whether the directory the publisher holds open is no
+// longer the one its path names: moved away, replaced, or a symlink on the
+// way swapped to another. Its writes would then land out of sight.
+func (p *Publisher) Replaced() bool {
+	held, err := p.root.Stat(".")
+	if err != nil {
+		return true
+	}
+	now, err := os.Stat(p.dir)
+	return err != nil || !os.SameFile(held, now)
+}
+
 // Close releases the directory handle.
 func (p *Publisher) Close() error { return p.root.Close() }
 

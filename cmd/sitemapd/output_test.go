@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestOutputDirReplaced: output_dir moved away and a new directory made in
+// its place while the daemon runs: the next publish is not written blind
+// into the moved directory; the daemon says so and serves the new one,
+// which then holds the whole site's sitemaps.
+func TestOutputDirReplaced(t *testing.T) {
+	cfg, root := writeConfig(t, "output_dir: out\nwatch: {settle: 100ms, max_delay: 1s, rescan: 0s}\n")
+	out := filepath.Join(filepath.Dir(cfg), "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := startChild(t, cfg)
+	c.expect(t, "READY=1")
+	moved := out + ".old"
+	if err := os.Rename(out, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "blog", "new.html"), []byte("<title>new</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := base + "/blog/new.html"
+	poll(t, "out/blog/sitemap.xml to list "+url, func() (bool, string) {
+		b, err := os.ReadFile(filepath.Join(out, "blog", "sitemap.xml"))
+		if err != nil {
+			return false, err.Error()
+		}
+		_, ok := readURLSet(t, filepath.Join(out, "blog", "sitemap.xml"))[url]
+		return ok, string(b)
+	})
+	for _, f := range []string{"sitemap_index.xml", "sitemap.xml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("the new output directory lacks %s: %v", f, err)
+		}
+	}
+	if _, listed := readURLSet(t, filepath.Join(moved, "blog", "sitemap.xml"))[url]; listed {
+		t.Error("the daemon wrote into the moved directory, out of sight")
+	}
+	if c.count("output directory moved or replaced; restarting on the directory its path names now") == 0 {
+		t.Error("the daemon did not say the output directory was replaced")
+	}
+	c.stop(t)
+}
