@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// killReceiver is an IndexNow endpoint on 127.0.0.1 that keeps each
+// request it answered, in order, with the host it was for.
+type killReceiver struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	reqs []killRequest
+}
+
+type killRequest struct {
+	host string
+	urls []string
+}
+
+func newKillReceiver(t *testing.T) *killReceiver {
+	r := &killReceiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Host    string   `json:"host"`
+			URLList []string `json:"urlList"`
+		}
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		r.reqs = append(r.reqs, killRequest{body.Host, body.URLList})
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *killReceiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.reqs)
+}
+
+// TestKillsLoseNothing kills `sitemapd run`, serving three sites, with
+// SIGKILL at random moments while pages are added to each, again and
+// again; then lets it run to the end. Every page added must reach the
+// receiver (none lost), and a URL received twice must have been, the
+// first time, in the last request of its site before a kill: the one
+// batch a kill can catch between the endpoint's answer and the ledger's
+// save. The figure of duplicates is logged.
+func TestKillsLoseNothing(t *testing.T) {
+	rounds := 20
+	if testing.Short() {
+		rounds = 5
+	}
+	rcv := newKillReceiver(t)
+	dir := t.TempDir()
+	sites := []string{"one", "two", "three"}
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "state_dir: state\nlog: {format: json}\nsites:\n")
+	for _, s := range sites {
+		os.MkdirAll(filepath.Join(dir, s), 0o755)
+		os.WriteFile(filepath.Join(dir, s, "index.html"), []byte("<title>home</title>"), 0o644)
+		fmt.Fprintf(&cfg, "  - name: %s\n    root: %s\n    base_url: https://%s.test/\n"+
+			"    watch: {settle: 20ms, max_delay: 200ms, rescan: 0s}\n"+
+			"    notify: {schedule: \"@every 1s\", endpoints: [{name: r, kind: indexnow, url: %q, key: 0123456789abcdef}]}\n",
+			s, s, s, rcv.srv.URL)
+	}
+	path := filepath.Join(dir, "sitemapd.yaml")
+	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var written []string
+	var kills []int // requests answered before each kill
+	for round := range rounds {
+		c := startChild(t, path)
+		c.expect(t, "READY=1")
+		for i := range 2 {
+			for _, s := range sites {
+				name := fmt.Sprintf("r%d-%d.html", round, i)
+				os.WriteFile(filepath.Join(dir, s, name), []byte("<title>"+name+"</title>"), 0o644)
+				written = append(written, fmt.Sprintf("https://%s.test/%s", s, name))
+			}
+			time.Sleep(time.Duration(r.IntN(1500)) * time.Millisecond)
+		}
+		c.cmd.Process.Signal(syscall.SIGKILL)
+		c.cmd.Wait()
+		kills = append(kills, rcv.count())
+	}
+	// The last run: everything owed is sent.
+	c := startChild(t, path)
+	c.expect(t, "READY=1")
+	poll(t, "every page added to be received", func() (bool, string) {
+		missing := rcv.missing(written)
+		return len(missing) == 0, fmt.Sprintf("%d of %d not received, as %.3q", len(missing), len(written), missing)
+	})
+	c.stop(t)
+
+	dups, total := rcv.duplicates(t, kills)
+	t.Logf("%d kills; %d URLs received %d times in all: %d received again (%.1f%%), each from the last batch of its site before a kill",
+		rounds, len(written), total, dups, 100*float64(dups)/float64(max(total, 1)))
+}
+
+// missing returns the URLs of want never received.
+func (r *killReceiver) missing(want []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := map[string]bool{}
+	for _, q := range r.reqs {
+		for _, u := range q.urls {
+			got[u] = true
+		}
+	}
+	var out []string
+	for _, u := range want {
+		if !got[u] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// duplicates counts the URLs received again, checking that each first
+// came in the last request of its site before some kill (kills holds the
+// number of requests answered before each).
+func (r *killReceiver) duplicates(t *testing.T, kills []int) (dups, total int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	lastBefore := map[int]bool{} // requests that were their site's last before a kill
+	for _, k := range kills {
+		seen := map[string]bool{}
+		for i := k - 1; i >= 0; i-- {
+			if h := r.reqs[i].host; !seen[h] {
+				seen[h] = true
+				lastBefore[i] = true
+			}
+		}
+	}
+	first := map[string]int{}
+	for i, q := range r.reqs {
+		for _, u := range q.urls {
+			total++
+			f, again := first[u]
+			if !again {
+				first[u] = i
+				continue
+			}
+			dups++
+			if !lastBefore[f] {
+				t.Errorf("%s received again in request %d, though request %d, which had it first, was not its site's last before a kill", u, i, f)
+			}
+		}
+	}
+	return dups, total
+}
