@@ -120,6 +120,9 @@ type hostileCase struct {
 	refuse string
 	// named: what the log must say of the planted file.
 	named string
+	// after, if set, runs once the site is the daemon's user's (a
+	// permission taken away from that user).
+	after func(t *testing.T, h *hostileSite)
 }
 
 var hostileCases = []hostileCase{
@@ -216,6 +219,19 @@ var hostileCases = []hostileCase{
 		plant: func(t *testing.T, h *hostileSite) { h.link(t, h.victim, filepath.Join(h.root, "docs", "sitemap.xml")) },
 		named: "docs/sitemap.xml",
 	}, {
+		// Only an unprivileged user meets the permission; root reads it.
+		// Unread, the page is listed by its mtime (the web server may
+		// read what sitemapd may not), with a warning.
+		name:  "a page is unreadable",
+		plant: func(t *testing.T, h *hostileSite) { writeFileAt(t, filepath.Join(h.root, "docs", "secret.html"), []byte("<title>s</title>"), time.Now()) },
+		after: func(t *testing.T, h *hostileSite) { os.Chmod(filepath.Join(h.root, "docs", "secret.html"), 0) },
+	}, {
+		name: "a directory is unreadable",
+		plant: func(t *testing.T, h *hostileSite) {
+			writeFileAt(t, filepath.Join(h.root, "docs", "locked", "x.html"), []byte("<title>x</title>"), time.Now())
+		},
+		after: func(t *testing.T, h *hostileSite) { os.Chmod(filepath.Join(h.root, "docs", "locked"), 0) },
+	}, {
 		name:  "extra_urls is a FIFO",
 		extra: "extra_urls: [urls.txt]\n",
 		plant: func(t *testing.T, h *hostileSite) { h.fifo(t, filepath.Join(h.dir, "urls.txt")) },
@@ -280,6 +296,9 @@ func TestHostileFiles(t *testing.T) {
 				h := newHostileSite(t, cred, exe, tc.extra)
 				tc.plant(t, h)
 				h.own(t)
+				if tc.after != nil {
+					tc.after(t, h)
+				}
 				c := startChildWith(t, h.cfg, childOptions{exe: exe, dir: h.dir, cred: cred})
 				if tc.refuse != "" {
 					h.refused(t, c, tc.refuse)
