@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ type keeper struct {
 	extend   time.Duration // EXTEND_TIMEOUT_USEC sent with each keep-alive while starting
 
 	beats    atomic.Int64
+	lifeAt   atomic.Int64 // when the last sign of life was seen (Unix ns)
 	starting atomic.Bool
 	progress atomic.Pointer[progressSource] // the engine's, while one serves
 
@@ -85,6 +87,7 @@ func (k *keeper) run(ctx context.Context) {
 	t := time.NewTicker(k.tick)
 	defer t.Stop()
 	last, lastLife := k.sample(), time.Now()
+	k.lifeAt.Store(lastLife.UnixNano())
 	for {
 		select {
 		case <-ctx.Done():
@@ -92,6 +95,7 @@ func (k *keeper) run(ctx context.Context) {
 		case now := <-t.C:
 			if n := k.sample(); n != last {
 				last, lastLife = n, now
+				k.lifeAt.Store(now.UnixNano())
 			}
 			if now.Sub(lastLife) > k.window {
 				continue // stuck: let systemd see it
@@ -105,6 +109,24 @@ func (k *keeper) run(ctx context.Context) {
 			k.followScan()
 		}
 	}
+}
+
+// stalled says, for /healthz, why the daemon shows no sign of life: the
+// main loop neither waiting for work nor a publish making progress for
+// longer than the watchdog allows (a read that never returns, a lock
+// held). "" while it lives, and without a keeper.
+func (k *keeper) stalled(now time.Time) string {
+	if k == nil {
+		return ""
+	}
+	at := k.lifeAt.Load()
+	if at == 0 {
+		return ""
+	}
+	if d := now.Sub(time.Unix(0, at)); d > k.window {
+		return fmt.Sprintf("no sign of life for %v: the main loop is stuck or a publish makes no progress (see the log; a read or a write that does not return?)", d.Round(time.Second))
+	}
+	return ""
 }
 
 // ready notes READY=1 sent (starting false) or RELOADING=1 (true).

@@ -216,6 +216,7 @@ func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (end
 		s.mu.Lock()
 		st.Refused = s.refused
 		s.mu.Unlock()
+		st.Stalled = d.keeper.stalled(time.Now())
 		return st
 	})
 	s.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),

@@ -55,6 +55,8 @@ func siteHealth(s siteState) health {
 	switch {
 	case s.broken != "":
 		h.Reason = s.broken
+	case st.Stalled != "":
+		h.Reason = st.Stalled
 	case h.LastBuild.IsZero():
 		h.Reason = "the first build has not finished"
 	case st.Refused != "":

@@ -38,7 +38,10 @@ type State struct {
 	Degraded  bool // some directories polled instead of watched, or the root missing
 	// Refused is why the last full build was not published (the shrink
 	// guard), until one is; "" otherwise.
-	Refused   string
+	Refused string
+	// Stalled is why the daemon shows no sign of life (as its systemd
+	// watchdog sees it); "" while it lives.
+	Stalled   string
 	Endpoints []ping.Stats
 	// Roots are the directories (the document root, the output root)
 	// whose absolute paths /healthz does not show: the paths its reasons

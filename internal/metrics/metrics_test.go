@@ -59,6 +59,8 @@ func TestHealthz(t *testing.T) {
 		}, 503, "notifications to indexnow have failed since"},
 		{"failing, but nothing owed", func() { st.Endpoints[0].Owed = 0 }, 200, ""},
 		{"an endpoint gone", func() { st.Endpoints[0].Gone = true }, 503, "no longer called"},
+		{"stalled", func() { st.Endpoints, st.Stalled = nil, "no sign of life for 40s: the main loop is stuck" }, 503, "no sign of life"},
+		{"alive again", func() { st.Stalled = "" }, 200, ""},
 	} {
 		tc.before()
 		code, body := get(t, srv, "/healthz")
