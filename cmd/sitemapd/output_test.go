@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,34 @@ func TestOutputDirReplaced(t *testing.T) {
 	}
 	if c.count("output directory moved or replaced; restarting on the directory its path names now") == 0 {
 		t.Error("the daemon did not say the output directory was replaced")
+	}
+	c.stop(t)
+}
+
+// TestStateDirReplaced: state_dir moved away and replaced while the daemon
+// runs: the ledger is not written blind into the moved directory; a change
+// is not published (what it owes could not be recorded), and /healthz
+// says why.
+func TestStateDirReplaced(t *testing.T) {
+	rcv := newReceiver(t)
+	cfg, root := writeConfig(t, notifyConfig(rcv))
+	c := startChild(t, cfg)
+	c.expect(t, "READY=1")
+	state := filepath.Join(filepath.Dir(cfg), "state")
+	if err := os.Rename(state, state+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "blog", "new.html"), []byte("<title>new</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the daemon to say the state directory was replaced", func() (bool, string) {
+		return strings.Contains(c.stderr.String(), "was moved or replaced while sitemapd ran"), "it does not"
+	})
+	if _, listed := readURLSet(t, filepath.Join(root, "blog", "sitemap.xml"))[base+"/blog/new.html"]; listed {
+		t.Error("the change was published though its ledger could not be written")
 	}
 	c.stop(t)
 }

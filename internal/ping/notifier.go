@@ -265,6 +265,11 @@ func (n *Notifier) Note(pages, indexes []string, filesChanged, initial bool) err
 
 // saveLocked writes the state file if it changed. n.mu must be held.
 func (n *Notifier) saveLocked() error {
+	if n.store.Replaced() {
+		// The ledger would land in the directory held open, out of sight
+		// of the next start, which would then owe nothing.
+		return fmt.Errorf("save notification state: state directory %s was moved or replaced while sitemapd ran; restart sitemapd on it", n.store.Dir())
+	}
 	data, err := encodeState(n.eps)
 	if err != nil {
 		return err
