@@ -1,54 +1,18 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// killReceiver is an IndexNow endpoint on 127.0.0.1 that keeps each
-// request it answered, in order, with the host it was for.
-type killReceiver struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []killRequest
-}
-
-type killRequest struct {
-	host string
-	urls []string
-}
-
-func newKillReceiver(t *testing.T) *killReceiver {
-	r := &killReceiver{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var body struct {
-			Host    string   `json:"host"`
-			URLList []string `json:"urlList"`
-		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		r.reqs = append(r.reqs, killRequest{body.Host, body.URLList})
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *killReceiver) count() int {
+// requests is how many requests the receiver answered.
+func (r *receiver) requests() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.reqs)
@@ -66,7 +30,7 @@ func TestKillsLoseNothing(t *testing.T) {
 	if testing.Short() {
 		rounds = 5
 	}
-	rcv := newKillReceiver(t)
+	rcv := newReceiverFor(t, func(string) bool { return true })
 	dir := t.TempDir()
 	sites := []string{"one", "two", "three"}
 	var cfg strings.Builder
@@ -99,7 +63,7 @@ func TestKillsLoseNothing(t *testing.T) {
 		}
 		c.cmd.Process.Signal(syscall.SIGKILL)
 		c.cmd.Wait()
-		kills = append(kills, rcv.count())
+		kills = append(kills, rcv.requests())
 	}
 	// The last run: everything owed is sent.
 	c := startChild(t, path)
@@ -116,7 +80,7 @@ func TestKillsLoseNothing(t *testing.T) {
 }
 
 // missing returns the URLs of want never received.
-func (r *killReceiver) missing(want []string) []string {
+func (r *receiver) missing(want []string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	got := map[string]bool{}
@@ -137,7 +101,7 @@ func (r *killReceiver) missing(want []string) []string {
 // duplicates counts the URLs received again, checking that each first
 // came in the last request of its site before some kill (kills holds the
 // number of requests answered before each).
-func (r *killReceiver) duplicates(t *testing.T, kills []int) (dups, total int) {
+func (r *receiver) duplicates(t *testing.T, kills []int) (dups, total int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	lastBefore := map[int]bool{} // requests that were their site's last before a kill

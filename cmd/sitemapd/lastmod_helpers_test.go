@@ -33,26 +33,39 @@ notify:
 }
 
 // receiver is an IndexNow endpoint on 127.0.0.1 that keeps every URL it is
-// sent, in order.
+// sent, in order, and each request with the host it was for.
 type receiver struct {
-	srv *httptest.Server
-	mu  sync.Mutex
-	got []string
+	srv  *httptest.Server
+	mu   sync.Mutex
+	got  []string
+	reqs []receivedRequest
 }
 
+type receivedRequest struct {
+	host string
+	urls []string
+}
+
+// newReceiver takes requests for static.test only.
 func newReceiver(t *testing.T) *receiver {
+	return newReceiverFor(t, func(host string) bool { return host == "static.test" })
+}
+
+// newReceiverFor takes requests for the hosts accept accepts.
+func newReceiverFor(t *testing.T, accept func(host string) bool) *receiver {
 	r := &receiver{}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var body struct {
 			Host    string   `json:"host"`
 			URLList []string `json:"urlList"`
 		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || body.Host != "static.test" {
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || !accept(body.Host) {
 			http.Error(w, fmt.Sprintf("bad body: %v, host %q", err, body.Host), http.StatusBadRequest)
 			return
 		}
 		r.mu.Lock()
 		r.got = append(r.got, body.URLList...)
+		r.reqs = append(r.reqs, receivedRequest{body.Host, body.URLList})
 		r.mu.Unlock()
 		w.WriteHeader(http.StatusOK)
 	}))
