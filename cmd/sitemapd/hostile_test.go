@@ -222,8 +222,10 @@ var hostileCases = []hostileCase{
 		// Only an unprivileged user meets the permission; root reads it.
 		// Unread, the page is listed by its mtime (the web server may
 		// read what sitemapd may not), with a warning.
-		name:  "a page is unreadable",
-		plant: func(t *testing.T, h *hostileSite) { writeFileAt(t, filepath.Join(h.root, "docs", "secret.html"), []byte("<title>s</title>"), time.Now()) },
+		name: "a page is unreadable",
+		plant: func(t *testing.T, h *hostileSite) {
+			writeFileAt(t, filepath.Join(h.root, "docs", "secret.html"), []byte("<title>s</title>"), time.Now())
+		},
 		after: func(t *testing.T, h *hostileSite) { os.Chmod(filepath.Join(h.root, "docs", "secret.html"), 0) },
 	}, {
 		name: "a directory is unreadable",
