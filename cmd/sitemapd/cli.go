@@ -23,7 +23,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/validate"
 )
 
-// Exit statuses, as the usage text and the README state them.
+// Exit statuses, as the usage text and docs/operations.md state them.
 const (
 	ExitOK      = 0 // success
 	ExitFailure = 1 // a runtime failure: something could not be read or written

@@ -1,5 +1,5 @@
 // Command sitemapd keeps sitemaps.org sitemaps of a web document root up to
-// date. See README.md for usage.
+// date. See README.md to start, docs/operations.md for every command.
 package main
 
 import "os"

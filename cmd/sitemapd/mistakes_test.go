@@ -19,8 +19,8 @@ import (
 const realDocs = "/usr/share/doc/postgresql-doc-15/html"
 
 // mistakeSite is the daemon serving a copy of realDocs, its sitemaps kept
-// apart from the content (output_dir, the README's layout for content on
-// a mounted volume), telling a receiver on 127.0.0.1.
+// apart from the content (output_dir, the layout docs/operations.md gives
+// for content on a mounted volume), telling a receiver on 127.0.0.1.
 type mistakeSite struct {
 	dir, root, out, cfg, addr string
 	rcv                       *receiver

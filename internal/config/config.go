@@ -304,8 +304,8 @@ const (
 // lastModSources are pages.lastmod's values.
 var lastModSources = map[string]LastModSource{"content": LastModContent, "mtime": LastModMTime}
 
-// DefaultPartSize is part_size's default: see the README (Performance) for
-// the measurements behind it.
+// DefaultPartSize is part_size's default: see bench/README.md (part_size)
+// for the measurements behind it.
 const DefaultPartSize = 1000
 
 // Default returns the configuration every loaded file starts from.
