@@ -327,8 +327,18 @@ func buildSite(s session, f buildFlags, stdout io.Writer) int {
 	if f.force {
 		opts = append(opts, build.WithForce())
 	}
+	var led *buildLedger
 	if f.dryRun {
 		opts = append(opts, build.WithDryRun())
+	} else {
+		var more []build.Option
+		var err error
+		if led, more, err = openBuildLedger(cfg, log); err != nil {
+			log.Error("cannot open what search engines are owed", zap.Error(err))
+			return ExitFailure
+		}
+		defer led.close()
+		opts = append(opts, more...)
 	}
 	eng, err := build.New(cfg, log, opts...)
 	if err != nil {
@@ -336,7 +346,16 @@ func buildSite(s session, f buildFlags, stdout io.Writer) int {
 		return ExitFailure
 	}
 	defer eng.Close()
+	if led != nil {
+		led.eng = eng
+	}
 	rep, err := eng.Build(ctx)
+	if led != nil && err == nil && len(rep.Written) > 0 {
+		// The index URLs a ping names are known for sure only now.
+		if err := led.n.Note(nil, eng.IndexURLs(), true, false); err != nil {
+			log.Error("cannot record what search engines are owed", zap.Error(err))
+		}
+	}
 	if f.dryRun {
 		if errors.Is(err, context.Canceled) {
 			log.Warn("dry run interrupted")

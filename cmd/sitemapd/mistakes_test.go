@@ -184,10 +184,18 @@ func TestMistakesKeepTheSite(t *testing.T) {
 		t.Errorf("%d URLs sent over the mistakes, want none", len(got))
 	}
 
-	// A shrink that is meant: stop, build -force, start.
+	// A shrink that is meant: stop, build -force, start; the pages it
+	// removed are sent, and nothing else.
+	var removed []string
 	for _, p := range cut {
 		os.Remove(p)
+		u := base + "/" + filepath.Base(p)
+		if filepath.Base(p) == "index.html" {
+			u = base + "/"
+		}
+		removed = append(removed, u)
 	}
+	mark = m.rcv.count()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SITEMAPD_CLI_ARGS=build\n-config\n"+m.cfg+"\n-force")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -204,5 +212,9 @@ func TestMistakesKeepTheSite(t *testing.T) {
 	if want := len(pages) - len(cut); n < want || n > want+len(pages)/20 {
 		t.Errorf("after the forced shrink the sitemaps list %d URLs, want about %d", n, want)
 	}
+	m.rcv.waitFor(t, mark, removed...)
 	m.c.stop(t)
+	if got := m.rcv.since(mark); len(got) != len(removed) {
+		t.Errorf("after the forced shrink %d URLs sent, want the %d removed", len(got), len(removed))
+	}
 }

@@ -82,10 +82,10 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 	}
 	if r.full && e.mem == nil {
 		// A build: what the group published before is read only where
-		// the shrink guard needs it, where it may differ. Bytes unchanged
-		// in as many files list the same URLs.
+		// the shrink guard or a ledger (WithWriteAhead) needs it, where it
+		// may differ. Bytes unchanged in as many files list the same URLs.
 		old = names
-		if e.guarded() && (changed || e.hasOtherParts(r, g.Dir, names)) {
+		if (e.guarded() || e.owe != nil) && (changed || e.hasOtherParts(r, g.Dir, names)) {
 			old = e.publishedParts(g.Dir)
 		}
 	}
@@ -112,7 +112,7 @@ func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
 		if before := e.remembered(g.Dir); before != nil && u != nil && u.View != nil {
 			s.changes = tree.Compare(before, u.View, r.now, e.scan.PageLoc)
 			prev = tree.CountListed(before)
-		} else if e.mem != nil || e.guarded() {
+		} else if e.mem != nil || e.guarded() || e.owe != nil {
 			// Not remembered (a restart, a build, or a group that follows
 			// symlinks): what it published is in its files, not yet
 			// replaced (the commit comes later).
