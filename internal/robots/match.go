@@ -12,7 +12,8 @@ import (
 // parse returns the rules a robots.txt sets for agent, as Google reads
 // them. Google's own parser (grobotstxt.Parse, a port of
 // github.com/google/robotstxt) splits the file into lines, recognises the
-// keys and the typos Google accepts and percent-encodes patterns; groups
+// keys and the typos Google accepts and percent-encodes patterns, once
+// upperEscapes has upper-cased the escapes it would get wrong; groups
 // picks the rules for agent from its callbacks as Google's matcher does;
 // compile turns them into an ordered list that answers for a path in a
 // few string comparisons, where Google's matcher parses the whole file
@@ -22,7 +23,7 @@ func parse(data []byte, agent string) Rules {
 		data = data[:maxSize]
 	}
 	g := groups{agent: agent}
-	grobotstxt.Parse(string(data), &g)
+	grobotstxt.Parse(string(upperEscapes(data)), &g)
 	lines := g.global
 	if g.everSpecific {
 		// A group names the agent: the groups for "*" do not apply, even
@@ -30,6 +31,82 @@ func parse(data []byte, agent string) Rules {
 		lines = g.specific
 	}
 	return Rules{rules: compile(lines)}
+}
+
+// maxLine is how many bytes of a line Google's parser reads
+// (robots.cc, RobotsTxtParser::Parse: kMaxLineLen less the final NUL,
+// 2083 × 8 - 1); the rest of a longer line is ignored.
+const maxLine = 2083*8 - 1
+
+// upperEscapes returns data with the hex digits of every percent-escape
+// in upper case, "%c3%a9" as "%C3%A9": what Google's parser does to each
+// Allow and Disallow pattern (robots.cc, MaybeEscapePattern), done here
+// because the Go port does it wrong. grobotstxt v1.0.3's escapePattern
+// upper-cases with c & 0xDF, which turns the digits 0-9 into the control
+// bytes 0x10-0x19, and does so to every escape of a pattern holding one
+// lower-case escape: "/caf%c3%a9/" became "/caf%C\x13%A\x19/", which
+// matches no URL, and a page Google's matcher disallows was listed. With
+// no lower-case escape left, the port upper-cases nothing; it still
+// escapes raw bytes of 0x80 and above itself, and right ("é" is %C3%A9).
+//
+// Escapes are found as Google finds them in a pattern: a '%' and two hex
+// digits, left to right, each byte in one escape at most. The whole file
+// is scanned, not only the patterns, which is the same: an escape cannot
+// straddle the ':', white space, '#' or line end that bound a pattern,
+// and what it changes in other lines counts for nothing (User-agent
+// values are compared case-insensitively; Sitemap and unknown lines are
+// not rules). But only the bytes of a line that the parser reads (after
+// a BOM, at most maxLine of them) are pattern: an escape cut at that
+// limit is no escape there and is left as it is. Paths are not touched:
+// Google's matcher takes the URL's path as it is given, and sitemapd's
+// are escaped in upper case (internal/siteurl).
+//
+// When no escape has a lower-case digit, which is most files, data is
+// returned as it is.
+func upperEscapes(data []byte) []byte {
+	var out []byte // a copy of data, once a change is needed
+	i := 0
+	for _, b := range []byte(utf8BOM) { // skipped, even in part, as Google skips it
+		if i < len(data) && data[i] == b {
+			i++
+		} else {
+			break
+		}
+	}
+	for n := 0; i < len(data); i++ { // n: bytes of the line read so far
+		switch c := data[i]; {
+		case c == '\n' || c == '\r':
+			n = 0
+		case c == '%' && n+3 <= maxLine && i+2 < len(data) && isHex(data[i+1]) && isHex(data[i+2]):
+			if isLowerHex(data[i+1]) || isLowerHex(data[i+2]) {
+				if out == nil {
+					out = slices.Clone(data)
+				}
+				out[i+1], out[i+2] = upperHex(data[i+1]), upperHex(data[i+2])
+			}
+			i += 2
+			n += 3
+		default:
+			n++
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return out
+}
+
+const utf8BOM = "\xEF\xBB\xBF"
+
+func isHex(c byte) bool      { return '0' <= c && c <= '9' || isLowerHex(c) || 'A' <= c && c <= 'F' }
+func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
+
+// upperHex is the hex digit c in upper case: digits stay as they are.
+func upperHex(c byte) byte {
+	if isLowerHex(c) {
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 // line is an Allow or Disallow line of a robots.txt, its pattern as
