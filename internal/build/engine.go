@@ -168,7 +168,9 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		OpenDir:   func(p string) (*os.File, error) { return e.openDir(p) },
 		MTimeOnly: why != "",
 	})
-	e.loadRobots()
+	// Read quietly: every Build reads it again, and says then what is
+	// wrong with it, once a build.
+	e.loadRobots(zap.NewNop())
 	e.initExtras()
 	e.enc.Stylesheet = cfg.Stylesheet
 	if cfg.Stylesheet == "builtin" {
@@ -356,8 +358,8 @@ func (e *Engine) SkipDir(rel string) bool { return e.scan.SkipDir(rel) }
 func (e *Engine) IgnoreName(name string) bool { return e.scan.Filter().Ignored(name) }
 
 // loadRobots reads the docroot's robots.txt rules for the walks to come.
-func (e *Engine) loadRobots() {
-	e.robots = robots.Load(e.cfg, e.log)
+func (e *Engine) loadRobots(log *zap.Logger) {
+	e.robots = robots.Load(e.cfg, log)
 	e.scan.SetRobots(e.robots)
 }
 

@@ -108,3 +108,23 @@ func TestRobotsRules(t *testing.T) {
 		t.Error("new rules not noticed")
 	}
 }
+
+// TestRobotsWarnedOncePerBuild: a robots.txt larger than crawlers read is
+// warned of once a build, not once when the engine is made and again when
+// it builds.
+func TestRobotsWarnedOncePerBuild(t *testing.T) {
+	root := site(t, "index.html")
+	big := "User-agent: *\nDisallow: /private/\n" + strings.Repeat("# padding\n", 60<<10)
+	if err := os.WriteFile(filepath.Join(root, "robots.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, logs := newEngine(t, loadConfig(t, baseConfig, root, ""))
+	mustBuild(t, e)
+	if n := logs.FilterMessageSnippet("larger than crawlers read").Len(); n != 1 {
+		t.Errorf("%d warnings of the robots.txt's size for one build, want 1", n)
+	}
+	mustBuild(t, e)
+	if n := logs.FilterMessageSnippet("larger than crawlers read").Len(); n != 2 {
+		t.Errorf("%d warnings after two builds, want 2", n)
+	}
+}

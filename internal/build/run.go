@@ -146,7 +146,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	r := e.begin(true)
-	e.loadRobots() // a full read is where new robots.txt rules take effect
+	e.loadRobots(e.log) // a full read is where new robots.txt rules take effect
 	if e.outDir != e.cfg.Root {
 		var err error
 		if r.stale, r.temps, err = e.scanOutputs(); err != nil {
