@@ -109,6 +109,12 @@ http {
         listen 127.0.0.1:$p;
         root $site;
         include $top/deploy/nginx/sitemapd.conf;
+        # An application under /app/ (as proxy_pass would be): its own
+        # feed.xml and sitemap.xml must reach it, not the docroot.
+        location /app/ {
+            default_type text/plain;
+            return 200 "from the app\n";
+        }
     }
 }
 CONF
@@ -142,6 +148,15 @@ check() {
   fi
 }
 check "the first build"
+# The shipped rules leave the site's own locations their paths, and keep
+# sitemaps from being cached long.
+get() { node -e 'fetch(process.argv[1]).then(async (r) => console.log(r.status, (await r.text()).trim(), "|", r.headers.get("cache-control")))' "$1"; }
+for p in app/feed.xml app/sitemap.xml; do
+  got=$(get "${base}$p")
+  [ "$got" = "200 from the app | null" ] || { echo "e2e.sh: GET /$p answered '$got', not the application under location /app/" >&2; exit 1; }
+done
+got=$(get "${base}sitemap_index.xml")
+[ "${got##*| }" = "max-age=300" ] || { echo "e2e.sh: the index's Cache-Control is '${got##*| }'" >&2; exit 1; }
 page "blog/new.html" "2026-05-01 00:00:00 UTC";            check "a page added"
 echo '<p>more</p>' >> "$site/about.html"; touch -d "2026-05-02 10:00:00 UTC" "$site/about.html"; check "a page edited"
 # A redeploy of the same bytes (cp without -p): the page keeps the lastmod
