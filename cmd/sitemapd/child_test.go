@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // child is `sitemapd run` as a child process (the test binary itself, see
@@ -28,7 +32,10 @@ type child struct {
 	closed bool          // the socket is closed: no more will
 }
 
-// notifyMsg is one sd_notify datagram and when it came.
+// notifyMsg is one sd_notify datagram and when it came: the kernel's
+// stamp of its arrival on the socket (SO_TIMESTAMPNS), so that the times
+// the tests compare are the child's, however late the test's reader runs
+// on a loaded machine.
 type notifyMsg struct {
 	at   time.Time
 	text string
@@ -94,6 +101,7 @@ func startChildWith(t *testing.T, cfg string, o childOptions, env ...string) *ch
 	if o.cred != nil {
 		os.Chmod(sock, 0o777)
 	}
+	stampArrivals(t, conn)
 	c := &child{conn: conn, more: make(chan struct{}, 1)}
 	if o.watchdogPID {
 		c.cmd = exec.Command("/bin/sh", "-c", `WATCHDOG_PID=$$ exec "$0" "$@"`, o.exe, "-test.run=^$")
@@ -122,15 +130,46 @@ func startChildWith(t *testing.T, cfg string, o childOptions, env ...string) *ch
 	return c
 }
 
+// stampArrivals has the kernel stamp each datagram as it arrives.
+func stampArrivals(t *testing.T, conn *net.UnixConn) {
+	t.Helper()
+	raw, err := conn.SyscallConn()
+	if err == nil {
+		err = raw.Control(func(fd uintptr) {
+			err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+		})
+	}
+	if err != nil {
+		t.Fatalf("SO_TIMESTAMPNS on the notify socket: %v", err)
+	}
+}
+
+// arrival is the kernel's stamp among a datagram's control messages, or
+// now if there is none.
+func arrival(oob []byte) time.Time {
+	msgs, _ := unix.ParseSocketControlMessage(oob)
+	for _, m := range msgs {
+		// struct timespec: tv_sec and tv_nsec, 64 bits each on the
+		// 64-bit platforms the tests run on.
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
+			sec := int64(binary.NativeEndian.Uint64(m.Data[0:8]))
+			nsec := int64(binary.NativeEndian.Uint64(m.Data[8:16]))
+			return time.Unix(sec, nsec)
+		}
+	}
+	return time.Now()
+}
+
 func (c *child) read() {
 	buf := make([]byte, 4096)
+	oob := make([]byte, 128)
 	for {
-		n, err := c.conn.Read(buf)
+		n, oobn, _, _, err := c.conn.ReadMsgUnix(buf, oob)
 		c.mu.Lock()
 		if err != nil {
 			c.closed = true
 		} else {
-			c.msgs = append(c.msgs, notifyMsg{time.Now(), string(buf[:n])})
+			c.msgs = append(c.msgs, notifyMsg{arrival(oob[:oobn]), string(buf[:n])})
 		}
 		c.mu.Unlock()
 		select {
@@ -161,9 +200,19 @@ func (c *child) expect(t *testing.T, want string) string {
 	return msg
 }
 
-// await is expect returning an error.
+// awaitCap bounds any wait, however often the child asks for more time:
+// it only stops a broken test.
+const awaitCap = 5 * time.Minute
+
+// await is expect returning an error. It waits timeout, and as systemd
+// does with its start timeout, longer while the child asks for it: each
+// EXTEND_TIMEOUT_USEC (which the daemon sends while a start or a reload
+// makes progress) moves the deadline to at least timeout after it. A
+// first build that a loaded machine slows is waited for; one that stalls
+// is not. awaitCap bounds it all.
 func (c *child) await(want string, timeout time.Duration) (string, error) {
-	deadline := time.After(timeout)
+	begin := time.Now()
+	deadline := begin.Add(timeout)
 	for {
 		c.mu.Lock()
 		for c.next < len(c.msgs) {
@@ -173,16 +222,34 @@ func (c *child) await(want string, timeout time.Duration) (string, error) {
 				c.mu.Unlock()
 				return m.text, nil
 			}
+			if strings.HasPrefix(m.text, "EXTEND_TIMEOUT_USEC=") {
+				deadline = later(deadline, time.Now().Add(timeout))
+			}
 		}
 		closed := c.closed
 		c.mu.Unlock()
 		if closed {
 			return "", errors.New("notify socket closed")
 		}
+		deadline = earlier(deadline, begin.Add(awaitCap))
 		select {
 		case <-c.more:
-		case <-deadline:
-			return "", errors.New("timed out")
+		case <-time.After(time.Until(deadline)):
+			return "", fmt.Errorf("timed out after %v", time.Since(begin).Round(time.Second))
 		}
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }

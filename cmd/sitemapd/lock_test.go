@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,16 +18,16 @@ import (
 )
 
 // buildSession is what `sitemapd build -config cfg` starts with, logging
-// into a buffer.
-func buildSession(t *testing.T, cfg string) (session, *bytes.Buffer) {
+// into a buffer another goroutine may read.
+func buildSession(t *testing.T, cfg string) (session, *logBuffer) {
 	t.Helper()
 	c, err := config.LoadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	log := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(&buf), zap.InfoLevel))
-	return session{path: cfg, cfg: c, log: log, ctx: context.Background()}, &buf
+	buf := &logBuffer{}
+	log := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(buf), zap.InfoLevel))
+	return session{path: cfg, cfg: c, log: log, ctx: context.Background()}, buf
 }
 
 // TestBuildBesideADaemon: a build on a tree a daemon serves is refused
@@ -61,27 +61,33 @@ func TestBuildBesideADaemon(t *testing.T) {
 	}
 }
 
-// TestBuildWaitsForBuild: a build finds another in the way and waits for
-// it.
+// TestBuildWaitsForBuild: a build finds another in the way, says so, and
+// waits for it: the other lets go only once the wait is logged, and the
+// build must not have the tree before then (an order, not a time, so
+// that a slow machine cannot fail it).
 func TestBuildWaitsForBuild(t *testing.T) {
 	cfg, root := writeConfig(t, "")
 	other, err := lock.Acquire(filepath.Join(root, lock.OutputName), root, lock.Holder{PID: 12345, Command: "build", Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s, log := buildSession(t, cfg)
+	var released atomic.Bool
 	go func() {
-		time.Sleep(500 * time.Millisecond)
+		deadline := time.Now().Add(time.Minute) // only stops a broken test
+		for !strings.Contains(log.String(), "waiting for sitemapd build (pid 12345") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		released.Store(true)
 		other.Close()
 	}()
-	s, log := buildSession(t, cfg)
-	start := time.Now()
 	release, status := lockTree(s, "build")
 	if release == nil {
 		t.Fatalf("status %d\n%s", status, log)
 	}
 	release()
-	if time.Since(start) < 400*time.Millisecond || !strings.Contains(log.String(), "waiting for sitemapd build (pid 12345") {
-		t.Errorf("did not wait (%v):\n%s", time.Since(start), log)
+	if !released.Load() || !strings.Contains(log.String(), "waiting for sitemapd build (pid 12345") {
+		t.Errorf("took the tree while the other build held it (let go: %v), or did not say it waited:\n%s", released.Load(), log)
 	}
 	b, _ := os.ReadFile(filepath.Join(root, lock.OutputName))
 	if !strings.Contains(string(b), "pid="+strconv.Itoa(os.Getpid())+"\ncommand=build\n") {
