@@ -2,21 +2,35 @@
 # Builds the container image from a locally built static binary (make
 # image, with podman; under CI installed from Debian's packages if missing)
 # and checks it: a non-root user, no shell, CA certificates, the version
-# stamped in the binary and as an OCI label, the compose file's health
-# check, and, where this machine can run containers, a build of a mounted
-# site from inside it. Where it cannot, it says why and skips that part:
-# build machines often forbid what a container runtime needs (namespaces,
-# setrlimit).
+# stamped in the binary and as an OCI label, the image's HEALTHCHECK and
+# the compose file's health check, and, where this machine can run
+# containers, a build of a mounted site from inside it. Where it cannot,
+# it says why and skips that part: build machines often forbid what a
+# container runtime needs (namespaces, setrlimit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 skip() { echo "container.sh: SKIP: $*"; exit 0; }
 fail() { echo "container.sh: FAIL: $*" >&2; exit 1; }
 
-# What needs no container runtime: the compose file's health check, and
-# that command run against a daemon on this machine.
+# What needs no container runtime: the image's and the compose file's
+# health checks, and that command run against a daemon on this machine.
 compose=deploy/docker/compose.yaml
 hc='test: ["CMD", "/usr/local/bin/sitemapd", "health", "-config", "/etc/sitemapd/sitemapd.yaml"]'
 grep -qF "$hc" "$compose" || fail "the health check in $compose is not: $hc"
+# The image's own HEALTHCHECK, in the Dockerfile and in
+# Containerfile.local (make image): the same command, for a container run
+# without the compose file. Its continuation lines are joined to compare.
+cmd='["/usr/local/bin/sitemapd", "health", "-config", "/etc/sitemapd/sitemapd.yaml"]'
+for f in deploy/docker/Dockerfile deploy/docker/Containerfile.local; do
+  line=$(sed -n '/^HEALTHCHECK /{:a;/\\$/{N;s/\\\n *//;ba};p}' "$f")
+  [ -n "$line" ] || fail "$f has no HEALTHCHECK (the README calls sitemapd health the image's)"
+  case "$line" in
+    *" CMD $cmd") ;;
+    *) fail "$f: the HEALTHCHECK is not CMD $cmd: $line" ;;
+  esac
+  # In the final stage (after the last FROM), where a build stage's would not count.
+  awk '/^FROM /{hc=0} /^HEALTHCHECK /{hc=1} END{exit !hc}' "$f" || fail "$f: the HEALTHCHECK is not in the final stage"
+done
 grep -q '^listen: *[^ "]' deploy/docker/config/sitemapd.yaml ||
   fail "deploy/docker/config/sitemapd.yaml sets no listen: the health check would find no /healthz"
 for k in SITEMAPD_UID SITEMAPD_GID SITEMAPD_VERSION SITEMAPD_COMMIT; do
@@ -81,7 +95,13 @@ if [ -n "$mnt" ]; then
 fi
 label=$($podman image inspect sitemapd:local --format '{{index .Labels "org.opencontainers.image.version"}}')
 [ "$label" = "$want" ] || fail "the image's org.opencontainers.image.version is '$label', want $want"
-echo "container.sh: image sitemapd:local built: user $user, entrypoint $entry, version $label, $((size / 1024 / 1024)) MiB"
+# podman keeps a HEALTHCHECK only in the docker format (make image asks for it).
+health=$($podman image inspect sitemapd:local --format '{{json .HealthCheck}}')
+case "$health" in
+  *'"CMD","/usr/local/bin/sitemapd","health","-config","/etc/sitemapd/sitemapd.yaml"'*) ;;
+  *) fail "the image's health check is $health, want CMD $cmd" ;;
+esac
+echo "container.sh: image sitemapd:local built: user $user, entrypoint $entry, version $label, health check sitemapd health, $((size / 1024 / 1024)) MiB"
 
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/site/blog" "$work/config"
