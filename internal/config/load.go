@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -76,23 +75,6 @@ func Load(data []byte, path string) (*Config, error) {
 		return nil, err
 	}
 	return &cfg, nil
-}
-
-// topMapping decodes a file's YAML, which must be a mapping.
-func topMapping(data []byte, path string) (*yaml.Node, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, &Error{File: path, Line: yamlErrLine(err), Msg: "invalid YAML: " + stripYAMLPrefix(err.Error())}
-	}
-	if len(doc.Content) == 0 {
-		return nil, &Error{File: path, Line: 1, Msg: "file is empty"}
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, &Error{File: path, Line: root.Line, Msg: "top level must be a mapping of keys to values"}
-	}
-	return root, nil
 }
 
 // checkKeys walks the YAML mapping alongside the Go type it decodes into,
@@ -277,16 +259,6 @@ func typeErrors(err error, file string, lines map[string]int) error {
 		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
-}
-
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
-
-func yamlErrLine(err error) int {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
 }
 
 func stripYAMLPrefix(s string) string {

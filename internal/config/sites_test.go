@@ -88,6 +88,7 @@ func TestBadMultiSite(t *testing.T) {
 		{file: "include.bad.yml", failed: map[string][]string{
 			"broken": {`bad.d/broken.yaml:2: base_url: `},
 			"syntax": {`bad.d/syntax.yaml:`, "invalid YAML"},
+			"empty":  {`bad.d/empty.yaml: the file is empty: a minimal configuration sets root`},
 		}, good: []string{"fine"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
