@@ -3,7 +3,7 @@
 #
 # Always: builds it, lints its man page, and inspects the .deb with dpkg-deb
 # (its files and their modes, the conffile, the maintainer scripts, the
-# control fields, the units, the binary's version).
+# control fields, the units, the binary's version) and lintian.
 #
 # Under CI (CI set), or with SITEMAPD_TEST_DEB=1 as root on a machine that
 # may be changed: installs it with apt and checks what is installed (dpkg -L,
@@ -65,8 +65,10 @@ want="-rw-r--r-- root/root ./etc/sitemapd/sitemapd.yaml
 -rw-r--r-- root/root ./usr/lib/systemd/system/sitemapd.service
 -rw-r--r-- root/root ./usr/lib/systemd/system/sitemapd@.service
 -rw-r--r-- root/root ./usr/lib/sysusers.d/sitemapd.conf
+-rw-r--r-- root/root ./usr/share/doc/sitemapd/changelog.gz
 -rw-r--r-- root/root ./usr/share/doc/sitemapd/copyright
 -rw-r--r-- root/root ./usr/share/doc/sitemapd/go-modules.txt.gz
+-rw-r--r-- root/root ./usr/share/lintian/overrides/sitemapd
 -rw-r--r-- root/root ./usr/share/man/man8/sitemapd.8.gz
 -rw-r--r-- root/root ./usr/share/sitemapd/nginx/sitemapd.conf"
 want=$(LC_ALL=C sort <<<"$want")
@@ -115,6 +117,19 @@ while read -r path _; do
   grep -q "^$path " "$work/go-modules.txt" || fail "go-modules.txt.gz lacks $path"
 done < <(go version -m "$bin" | awk '$1 == "dep" { print $2 }')
 say "inspected: the files and modes, the conffile, the scripts (they enable and start nothing), the units, version $binver"
+
+# Debian's own checks (about 4 s): no error or warning. A tag that does not
+# apply is overridden, with the reason, in deploy/deb/lintian-overrides.
+if command -v lintian >/dev/null; then
+  rc=0 && out=$(lintian --fail-on error,warning "$deb" 2>&1) || rc=$?
+  out=$(grep -v 'running with root privileges is not recommended' <<<"$out" || true)
+  [ "$rc" = 0 ] && [ -z "$out" ] || { echo "$out" >&2; fail "lintian $deb: exit $rc"; }
+  say "lintian: no error or warning"
+elif [ -n "${CI:-}" ]; then
+  fail "lintian is not installed (apt-get install lintian)"
+else
+  say "lintian is not installed (apt-get install lintian): the package is not linted"
+fi
 
 if [ -z "${CI:-}" ] && [ "${SITEMAPD_TEST_DEB:-}" != 1 ]; then
   say "PASS (built and inspected; installing it is for CI, or SITEMAPD_TEST_DEB=1 as root)"

@@ -49,6 +49,16 @@ date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)
 sed "s|^\.TH SITEMAPD 8 \"\" \"sitemapd\"|.TH SITEMAPD 8 \"$date\" \"sitemapd $DEB_VERSION\"|" deploy/deb/sitemapd.8 |
   gzip -9n > "$stage/sitemapd.8.gz"
 deploy/deb/licenses.sh "$bin" | gzip -9n > "$stage/go-modules.txt.gz"
+# A native package's changelog, in Debian's format (lintian requires it):
+# one entry for this version, naming the commit whose history holds the
+# changes (the project keeps no other changelog).
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+{
+  printf 'sitemapd (%s) unstable; urgency=medium\n\n' "$DEB_VERSION"
+  printf '  * sitemapd %s, built from commit %s; its changes:\n' "$VERSION" "$commit"
+  printf '    https://github.com/sitemapd/sitemapd/commits/%s\n\n' "$commit"
+  printf ' -- %s  %s\n' "$DEB_MAINTAINER" "$(date -u -R -d "@$SOURCE_DATE_EPOCH")"
+} | gzip -9n > "$stage/changelog.gz"
 
 rm -f dist/sitemapd_*.deb
 $NFPM package --config deploy/deb/nfpm.yaml --packager deb --target dist/ >/dev/null
