@@ -30,19 +30,23 @@ func TestOutputDirReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := base + "/blog/new.html"
-	poll(t, "out/blog/sitemap.xml to list "+url, func() (bool, string) {
+	// The whole tree, awaited: a publish writes the group sitemaps before
+	// the index, and a loaded machine let the test look in between.
+	poll(t, "out/blog/sitemap.xml to list "+url+", and out/ to hold the index and the root's sitemap", func() (bool, string) {
 		b, err := os.ReadFile(filepath.Join(out, "blog", "sitemap.xml"))
 		if err != nil {
 			return false, err.Error()
 		}
-		_, ok := readURLSet(t, filepath.Join(out, "blog", "sitemap.xml"))[url]
-		return ok, string(b)
-	})
-	for _, f := range []string{"sitemap_index.xml", "sitemap.xml"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Errorf("the new output directory lacks %s: %v", f, err)
+		if _, ok := readURLSet(t, filepath.Join(out, "blog", "sitemap.xml"))[url]; !ok {
+			return false, string(b)
 		}
-	}
+		for _, f := range []string{"sitemap_index.xml", "sitemap.xml"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				return false, "the new output directory lacks " + f + ": " + err.Error()
+			}
+		}
+		return true, ""
+	})
 	if _, listed := readURLSet(t, filepath.Join(moved, "blog", "sitemap.xml"))[url]; listed {
 		t.Error("the daemon wrote into the moved directory, out of sight")
 	}
