@@ -193,17 +193,22 @@ func TestSettleURLFiles(t *testing.T) {
 		}
 		expect("a burst", []string{"/etc/a.urls"}, settle)
 
-		// A change every settle/2: never quiet, sent once maxDelay has
-		// passed since the first.
+		// A change every settle/2 (and a millisecond, so that no change
+		// falls at the instant maxDelay ends): never quiet, sent once
+		// maxDelay has passed since the first. Stop is looked at before
+		// each change, not beside it: a select between a closed stop and
+		// a send picks at random, and a change sent after the batch made
+		// the overflow's batch come late (1 run in 30).
 		stop := make(chan struct{})
 		go func() {
 			for {
 				select {
 				case <-stop:
 					return
-				case src.ev <- fsnotify.Event{Name: "/etc/b.urls", Op: fsnotify.Create}:
+				default:
 				}
-				time.Sleep(settle / 2)
+				src.ev <- fsnotify.Event{Name: "/etc/b.urls", Op: fsnotify.Create}
+				time.Sleep(settle/2 + time.Millisecond)
 			}
 		}()
 		expect("a steady stream", []string{"/etc/b.urls"}, maxDelay)
