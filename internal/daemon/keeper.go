@@ -124,7 +124,7 @@ func (k *keeper) stalled(now time.Time) string {
 		return ""
 	}
 	if d := now.Sub(time.Unix(0, at)); d > k.window {
-		return fmt.Sprintf("no sign of life for %v: the main loop is stuck or a publish makes no progress (see the log; a read or a write that does not return?)", d.Round(time.Second))
+		return fmt.Sprintf("no sign of life for %v: the main loop is stuck or a publish makes no progress (see the log; a read or a write that does not return?)", d.Round(100*time.Millisecond))
 	}
 	return ""
 }
