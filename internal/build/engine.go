@@ -375,3 +375,27 @@ func (e *Engine) groupPath(dir string) string {
 	}
 	return filepath.Join(e.cfg.Root, dir)
 }
+
+// reportProgress logs the walk's progress every e.progress until stopped.
+func (e *Engine) reportProgress(w *scan.Walk) (stop func()) {
+	if e.progress <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(e.progress)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				n := w.Entries()
+				el := time.Since(start).Seconds()
+				e.log.Info("scanning", zap.Int64("entries", n), zap.Float64("entries_per_second", float64(n)/el))
+			}
+		}
+	}()
+	return func() { close(done) }
+}

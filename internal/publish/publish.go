@@ -152,18 +152,6 @@ func Open(dir string, opts Options) (*Publisher, error) {
 	return &Publisher{dir: dir, root: r, opts: opts}, nil
 }
 
-// Replaced reports whether the directory the publisher holds open is no
-// longer the one its path names: moved away, replaced, or a symlink on the
-// way swapped to another. Its writes would then land out of sight.
-func (p *Publisher) Replaced() bool {
-	held, err := p.root.Stat(".")
-	if err != nil {
-		return true
-	}
-	now, err := os.Stat(p.dir)
-	return err != nil || !os.SameFile(held, now)
-}
-
 // Close releases the directory handle.
 func (p *Publisher) Close() error { return p.root.Close() }
 
@@ -171,58 +159,6 @@ func (p *Publisher) Close() error { return p.root.Close() }
 func (p *Publisher) Dir() string { return p.dir }
 
 func (p *Publisher) abs(name string) string { return path.Join(p.dir, name) }
-
-// Open opens a regular file below the directory for reading. Others may
-// write the tree: the open never blocks (a FIFO put in a file's place is
-// refused, not waited on), and anything but a regular file is a
-// *safefile.Error naming it.
-func (p *Publisher) Open(name string) (*os.File, error) {
-	f, err := p.root.OpenFile(name, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := safefile.Regular(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// ReadDirNames lists the names in a directory below the directory ("."
-// for itself), unsorted.
-func (p *Publisher) ReadDirNames(dir string) ([]string, error) {
-	d, err := p.root.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return d.Readdirnames(-1)
-}
-
-// Stat describes a file below the directory, not following a final
-// symlink.
-func (p *Publisher) Stat(name string) (fs.FileInfo, error) { return p.root.Lstat(name) }
-
-// ReadFile reads a regular file below the directory (see Open), at most
-// limit bytes: a larger file gives its first limit bytes and a
-// *safefile.TooLargeError.
-func (p *Publisher) ReadFile(name string, limit int64) ([]byte, error) {
-	f, err := p.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return safefile.ReadAll(f, p.abs(name), limit)
-}
-
-// ModTime returns the modification time of an existing file.
-func (p *Publisher) ModTime(name string) (time.Time, error) {
-	st, err := p.root.Lstat(name)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return st.ModTime(), nil
-}
 
 // Check inspects an existing target, changing nothing: it reports whether
 // its bytes equal data, and fails with a *ForeignError if it is not ours.
