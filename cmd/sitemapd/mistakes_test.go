@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -92,24 +93,12 @@ func (m *mistakeSite) refused(t *testing.T, what string, before map[string]strin
 		code, body := m.health()
 		return code == http.StatusServiceUnavailable && strings.Contains(body, "gone from the document root"), body
 	})
-	if after := m.sitemaps(t); !mapsEqual(after, before) {
+	if after := m.sitemaps(t); !maps.Equal(after, before) {
 		t.Errorf("%s: the sitemaps changed though the guard refused", what)
 	}
 	if got := m.rcv.since(mark); len(got) != 0 {
 		t.Errorf("%s: %d URLs sent, want none: %.3q", what, len(got), got)
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestMistakesKeepTheSite plays, on PostgreSQL's documentation with the
@@ -176,7 +165,7 @@ func TestMistakesKeepTheSite(t *testing.T) {
 	// The site as it was: nothing to publish, nothing sent.
 	m.start(t)
 	poll(t, "/healthz ok", func() (bool, string) { code, body := m.health(); return code == http.StatusOK, body })
-	if after := m.sitemaps(t); !mapsEqual(after, before) {
+	if after := m.sitemaps(t); !maps.Equal(after, before) {
 		t.Error("the sitemaps changed, the site being as it was")
 	}
 	m.c.stop(t)

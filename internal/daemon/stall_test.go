@@ -7,22 +7,12 @@ import (
 	"time"
 )
 
-// quietLifecycle is a Lifecycle that ignores everything.
-type quietLifecycle struct{}
-
-func (quietLifecycle) Ready()                      {}
-func (quietLifecycle) Reloading()                  {}
-func (quietLifecycle) Stopping()                   {}
-func (quietLifecycle) Alive()                      {}
-func (quietLifecycle) Status(string)               {}
-func (quietLifecycle) ExtendTimeout(time.Duration) {}
-
 // TestStallIsReported: a keeper that sees no sign of life for longer than
 // its window says so (what /healthz shows), and stops saying so once a
 // sign of life comes. The times are the keeper's own, read from its
 // record of the last sign, so that a slow machine only delays the test.
 func TestStallIsReported(t *testing.T) {
-	k := newKeeper(quietLifecycle{}, 40*time.Millisecond) // tick 10 ms, window 20 ms
+	k := newKeeper(newRecorder(), 40*time.Millisecond) // tick 10 ms, window 20 ms
 	var entries int64
 	src := progressSource(func() (int64, int64) { return entries, 0 })
 	k.progress.Store(&src)
