@@ -12,7 +12,8 @@ import (
 // one byte), the directory, the number of pages and each page: its name,
 // time (varint), stamp and sum (8 bytes each, little-endian, if kept), why
 // its head hides it (a tree.Reason), its packed alternates and (from
-// version 4 on) its packed images.
+// version 4 on) its packed images. From version 5 on, a listing that keeps
+// prints has each page's print and parts (8 bytes each) after its sum.
 
 // appendBlock appends the block of a directory's listing to b.
 func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
@@ -25,6 +26,9 @@ func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 	}
 	if kept&tree.KeepSums != 0 {
 		per += 8
+	}
+	if kept&tree.KeepPrints != 0 {
+		per += 16
 	}
 	p := make([]byte, 0, 32+len(dir)+l.NameBytes()+l.Len()*per)
 	p = append(p, byte(kept))
@@ -39,6 +43,11 @@ func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 		}
 		if kept&tree.KeepSums != 0 {
 			p = binary.LittleEndian.AppendUint64(p, l.Sum(i))
+		}
+		if kept&tree.KeepPrints != 0 {
+			pr, parts := l.Print(i)
+			p = binary.LittleEndian.AppendUint64(p, pr)
+			p = binary.LittleEndian.AppendUint64(p, parts)
 		}
 		p = append(p, byte(h.Out))
 		p = appendString(p, h.Alts)
@@ -95,7 +104,11 @@ func scanPayload(b []byte, v version, start func(n int), page func(name, alts, i
 		return 0, errCorrupt
 	}
 	kept := tree.Kept(b[0])
-	if kept&^(tree.KeepStamps|tree.KeepSums) != 0 {
+	known := tree.KeepStamps | tree.KeepSums
+	if v >= 5 {
+		known |= tree.KeepPrints
+	}
+	if kept&^known != 0 {
 		return 0, errCorrupt
 	}
 	_, off, err := readBytes(b, 1)
@@ -125,6 +138,14 @@ func scanPayload(b []byte, v version, start func(n int), page func(name, alts, i
 		}
 		if kept&tree.KeepSums != 0 {
 			if p.Sum, off, err = readUint64(b, off); err != nil {
+				return 0, err
+			}
+		}
+		if kept&tree.KeepPrints != 0 {
+			if p.Print, off, err = readUint64(b, off); err != nil {
+				return 0, err
+			}
+			if p.Parts, off, err = readUint64(b, off); err != nil {
 				return 0, err
 			}
 		}

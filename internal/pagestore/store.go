@@ -57,11 +57,18 @@ func Exists(stateDir string) bool {
 // images it shows too. A store of version 3 is read (its pages have no
 // images: with pages.images on, its Heads key is another, so their bytes
 // are read again, their times and hashes kept); stores are written in
-// version 4.
-const magic = "sitemapd pages 4\n"
+// version 4. Version 5 may keep each page's print too (pages.lastmod:
+// significant), and is the version written. Older versions are read:
+// their pages have no print, and get one when next read, keeping their
+// times (the first build after an upgrade moves no lastmod).
+const magic = "sitemapd pages 5\n"
 
-// magicV3 starts a store of version 3, the same length as magic.
-const magicV3 = "sitemapd pages 3\n"
+// magicV4 and magicV3 start stores of versions 4 and 3, the same length
+// as magic.
+const (
+	magicV4 = "sitemapd pages 4\n"
+	magicV3 = "sitemapd pages 3\n"
+)
 
 // version is a store's format version.
 type version uint8
@@ -196,6 +203,8 @@ func checkHeader(data []byte, keys Keys, headsLost *bool) (version, error) {
 	var v version
 	switch {
 	case bytes.HasPrefix(data, []byte(magic)):
+		v = 5
+	case bytes.HasPrefix(data, []byte(magicV4)):
 		v = 4
 	case bytes.HasPrefix(data, []byte(magicV3)):
 		v = 3

@@ -24,8 +24,12 @@ var listings = map[string]*tree.Listing{
 		{Name: "b.html", Time: -2, Stamp: 22, Sum: 222, Head: tree.Head{Out: tree.NoIndex}},
 		{Name: "c.html", Time: 3, Stamp: tree.NoStamp, Sum: 333, Head: tree.Head{Alts: "de\x00https://example.com/de/\x00"}},
 	}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{}),
-	"":      tree.NewListing([]tree.Page{{Name: "i.html", Time: 4, Stamp: 5}}, tree.KeepStamps, nil, tree.DirID{}),
-	"sums":  tree.NewListing([]tree.Page{{Name: "s.pdf", Time: 6, Sum: 7}}, tree.KeepSums, nil, tree.DirID{}),
+	"":     tree.NewListing([]tree.Page{{Name: "i.html", Time: 4, Stamp: 5}}, tree.KeepStamps, nil, tree.DirID{}),
+	"sums": tree.NewListing([]tree.Page{{Name: "s.pdf", Time: 6, Sum: 7}}, tree.KeepSums, nil, tree.DirID{}),
+	"prints": tree.NewListing([]tree.Page{
+		{Name: "p.html", Time: 8, Stamp: 88, Sum: 888, Print: 8888, Parts: 88888},
+		{Name: "q.html", Time: 9, Stamp: 99, Sum: 999}, // no print known yet
+	}, tree.KeepStamps|tree.KeepSums|tree.KeepPrints, nil, tree.DirID{}),
 	"empty": tree.NewListing(nil, tree.KeepStamps, nil, tree.DirID{}),
 }
 
@@ -243,12 +247,19 @@ func TestImagesRoundTrip(t *testing.T) {
 	}
 }
 
-// TestReadsVersion3 reads a store that the version before images wrote
-// (testdata/v3.pages.hex): its pages, with no images, under its keys; and
-// its heads lost under other head rules (pages.images turned on), its
+// TestReadsOlderVersions reads stores that earlier versions wrote: the
+// version before images (testdata/v3.pages.hex) and the one before prints
+// (v4): their pages, with no images and no prints, under their keys; and
+// their heads lost under other head rules (pages.images turned on), their
 // times and sums kept.
-func TestReadsVersion3(t *testing.T) {
-	b, err := os.ReadFile("testdata/v3.pages.hex")
+func TestReadsOlderVersions(t *testing.T) {
+	for _, v := range []string{"v3", "v4"} {
+		t.Run(v, func(t *testing.T) { readsOlder(t, "testdata/"+v+".pages.hex") })
+	}
+}
+
+func readsOlder(t *testing.T, fixture string) {
+	b, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +301,7 @@ func TestReadsVersion3(t *testing.T) {
 	}
 	// Appends go to stores of this version only.
 	if _, err := Append(path, testKeys, nil); err == nil {
-		t.Error("appended to a store of version 3")
+		t.Error("appended to a store of an older version")
 	}
 }
 

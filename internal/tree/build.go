@@ -10,7 +10,6 @@ type builder struct {
 	names  strings.Builder
 	shared string // the names, when they are another listing's: names stays empty
 	n      int    // pages expected: the size of every per-page slice
-	sums   int    // where the sums begin in l.words (after the stamps, if kept)
 }
 
 func newBuilder(keep Kept, n, nameBytes int) *builder {
@@ -21,16 +20,8 @@ func newBuilder(keep Kept, n, nameBytes int) *builder {
 	// slice costs a header and a size class's rounding.
 	if n > 0 {
 		b.l.times = make([]int64, 0, n)
-		words := 0
-		if keep&KeepStamps != 0 {
-			words += n
-			b.sums = n
-		}
-		if keep&KeepSums != 0 {
-			words += n
-		}
-		if words > 0 {
-			b.l.words = make([]uint64, words)
+		if w := wordsPerPage(keep); w > 0 {
+			b.l.words = make([]uint64, w*n)
 		}
 	}
 	return b
@@ -38,15 +29,18 @@ func newBuilder(keep Kept, n, nameBytes int) *builder {
 
 // add appends page p.
 func (b *builder) add(p *Page) {
-	b.put(p.Name, p.Time, p.Stamp, p.Sum, p.Head)
+	b.put(p.Name, p.Time, [4]uint64{p.Stamp, p.Sum, p.Print, p.Parts}, p.Head)
 }
 
 // addFrom appends page i of l, named name.
 func (b *builder) addFrom(l *Listing, i int, name string) {
-	b.put(name, l.times[i], l.Stamp(i), l.Sum(i), l.Head(i))
+	pr, parts := l.Print(i)
+	b.put(name, l.times[i], [4]uint64{l.Stamp(i), l.Sum(i), pr, parts}, l.Head(i))
 }
 
-func (b *builder) put(name string, t int64, stamp, sum uint64, h Head) {
+// put appends a page; words are its Stamp, Sum, Print and Parts, each
+// kept if its column is.
+func (b *builder) put(name string, t int64, words [4]uint64, h Head) {
 	l := b.l
 	i := len(l.times)
 	if b.shared == "" {
@@ -54,11 +48,10 @@ func (b *builder) put(name string, t int64, stamp, sum uint64, h Head) {
 		b.names.WriteByte(0)
 	}
 	l.times = append(l.times, t)
-	if l.kept&KeepStamps != 0 {
-		l.words[i] = stamp
-	}
-	if l.kept&KeepSums != 0 {
-		l.words[b.sums+i] = sum
+	for col, w := range words {
+		if j := column(l.kept, b.n, col, i); j >= 0 {
+			l.words[j] = w
+		}
 	}
 	// The per-page head slices exist only once some page needs them.
 	if h.Hidden() {

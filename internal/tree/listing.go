@@ -56,9 +56,44 @@ const (
 	// KeepStamps keeps each page's stamp: the daemon reads a page's bytes
 	// (its head, its content hash) only when its file changed.
 	KeepStamps Kept = 1 << iota
-	// KeepSums keeps each page's content hash (pages.lastmod: content).
+	// KeepSums keeps each page's content hash (pages.lastmod: content
+	// and significant).
 	KeepSums
+	// KeepPrints keeps each page's print: the hash of what the page says
+	// and its parts' short hashes (pages.lastmod: significant).
+	KeepPrints
 )
+
+// columns are the per-page words a Listing keeps, in the order they lie
+// in its words: each kept one takes a column of one word a page.
+var columns = [...]Kept{KeepStamps, KeepSums, KeepPrints, KeepPrints}
+
+// column is where the column'th word of page i lies in words kept as
+// keep says (column: 0 stamps, 1 sums, 2 prints, 3 print parts), or -1
+// when that column is not kept.
+func column(keep Kept, n, col, i int) int {
+	if keep&columns[col] == 0 {
+		return -1
+	}
+	before := 0
+	for _, k := range columns[:col] {
+		if keep&k != 0 {
+			before++
+		}
+	}
+	return before*n + i
+}
+
+// wordsPerPage is how many words a page takes in a listing that keeps keep.
+func wordsPerPage(keep Kept) int {
+	w := 0
+	for _, k := range columns {
+		if keep&k != 0 {
+			w++
+		}
+	}
+	return w
+}
 
 // Head is what is kept of what a page's HTML says: whether its head keeps
 // the page out of the sitemap, and why (a Reason that FromHead, or
@@ -119,7 +154,11 @@ type Page struct {
 	Time  int64
 	Stamp uint64 // Stamp of its file when its bytes were read, or NoStamp
 	Sum   uint64 // hash of its bytes (pages.lastmod: content), or 0
-	Head  Head
+	// Print is the hash of what the page says (pages.lastmod:
+	// significant), 0 when not known; Parts the short hashes of the
+	// parts it is made of, to tell which one changed (significant.Parts).
+	Print, Parts uint64
+	Head         Head
 }
 
 // Listing is what is remembered of one directory: its pages, as base names
@@ -134,7 +173,7 @@ type Page struct {
 type Listing struct {
 	names   string   // page base names, each followed by a NUL (never in a name)
 	times   []int64  // Page.Time, one per name
-	words   []uint64 // Page.Stamp for each name (KeepStamps), then Page.Sum for each (KeepSums)
+	words   []uint64 // a column of one word a page for each kept column (columns): Stamp, Sum, Print, Parts
 	kept    Kept
 	out     []Reason // why each page is hidden; nil when none is
 	alts    []string // packed alternates (Head.Alts); nil when no page has any
@@ -249,24 +288,23 @@ func (l *Listing) Latest() int64 { return l.latest }
 // Time is page i's Page.Time.
 func (l *Listing) Time(i int) int64 { return l.times[i] }
 
-// Stamp is page i's stamp, or NoStamp when stamps are not kept.
-func (l *Listing) Stamp(i int) uint64 {
-	if l.kept&KeepStamps == 0 {
-		return NoStamp
+// word is page i's word of a column (see column), 0 when not kept.
+func (l *Listing) word(col, i int) uint64 {
+	if j := column(l.kept, len(l.times), col, i); j >= 0 {
+		return l.words[j]
 	}
-	return l.words[i]
+	return 0
 }
 
+// Stamp is page i's stamp, or NoStamp when stamps are not kept.
+func (l *Listing) Stamp(i int) uint64 { return l.word(0, i) }
+
 // Sum is page i's content hash, or 0 when sums are not kept.
-func (l *Listing) Sum(i int) uint64 {
-	switch {
-	case l.kept&KeepSums == 0:
-		return 0
-	case l.kept&KeepStamps != 0:
-		return l.words[len(l.times)+i]
-	}
-	return l.words[i]
-}
+func (l *Listing) Sum(i int) uint64 { return l.word(1, i) }
+
+// Print is the hash of what page i says and its parts' short hashes,
+// or zeros when prints are not kept (or the page's is not known).
+func (l *Listing) Print(i int) (pr, parts uint64) { return l.word(2, i), l.word(3, i) }
 
 // Head returns what the head of page i said.
 func (l *Listing) Head(i int) Head {
@@ -285,7 +323,9 @@ func (l *Listing) Head(i int) Head {
 
 // Page returns page i (named name, as All gives it) without its URL.
 func (l *Listing) Page(i int, name string) Page {
-	return Page{Name: name, Time: l.times[i], Stamp: l.Stamp(i), Sum: l.Sum(i), Head: l.Head(i)}
+	p := Page{Name: name, Time: l.times[i], Stamp: l.Stamp(i), Sum: l.Sum(i), Head: l.Head(i)}
+	p.Print, p.Parts = l.Print(i)
+	return p
 }
 
 // Pages returns every page of the listing, without URLs.
