@@ -55,6 +55,10 @@ type Options struct {
 	// Ignore reports whether events for a base name are noise: sitemapd's
 	// own outputs and temp files, editor swap files.
 	Ignore func(name string) bool
+	// Own reports whether a base name is one of sitemapd's own outputs
+	// (not a temp file): one removed or renamed away by someone else (a
+	// deploy's rsync --delete) is reported at once in Batch.Restore.
+	Own func(name string) bool
 	// Mux, if set, is the inotify instance to share (a process serving
 	// several sites has one); otherwise the Watcher starts its own.
 	Mux *Mux
@@ -74,6 +78,17 @@ type Batch struct {
 	// back after vanishing, or a symlinked root was swapped to a new
 	// release): anything holding the old directory open must reopen it.
 	RootChanged bool
+	// Busy lists, by directory, the entries still being written when the
+	// batch was handed out (an event on them less than Settle ago: the
+	// batch was cut by MaxDelay): what they hold may be half a file, and
+	// must not be taken as a version of the page. Each is handed out
+	// again once it is quiet.
+	Busy map[string][]string
+	// Restore lists the directories in which one of sitemapd's own files
+	// (Options.Own) was removed or renamed away. Such a batch is handed
+	// out at once, not after Settle: a reader must find the file back
+	// while the deploy that removed it goes on.
+	Restore []string
 }
 
 // source is the part of *fsnotify.Watcher the watcher uses; tests replace
@@ -107,6 +122,8 @@ type Watcher struct {
 	rootMoved bool      // RootChanged is pending
 
 	dirty   map[string]map[string]bool // dir -> changed names; nil: the whole directory
+	recent  map[string]time.Time       // entries' last events (root-relative), for Batch.Busy
+	restore map[string]bool            // directories that lost an own file (Batch.Restore)
 	rescan  bool
 	marks   int // bumped whenever dirty or rescan is set: tells real news from noise
 	overflo atomic.Int64
@@ -138,9 +155,13 @@ func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
 	if opts.Ignore == nil {
 		opts.Ignore = func(string) bool { return false }
 	}
+	if opts.Own == nil {
+		opts.Own = func(string) bool { return false }
+	}
 	w := &Watcher{
 		opts: opts, log: log.Named("watch"), src: src,
 		watched: map[string]bool{}, unwatched: map[string]bool{}, dirty: map[string]map[string]bool{},
+		recent: map[string]time.Time{}, restore: map[string]bool{},
 	}
 	w.rootReal, _ = filepath.EvalSymlinks(opts.Root)
 	if st, err := os.Lstat(opts.Root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
@@ -296,16 +317,22 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	name := path.Base(rel)
+	parent := path.Dir(rel)
+	if parent == "." {
+		parent = ""
+	}
 	if w.opts.Ignore(name) {
+		if (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && w.opts.Own(name) {
+			// One of our files went (a deploy's rsync --delete, or our
+			// own removal of a stale part: the consumer tells them apart).
+			w.restore[parent] = true
+			w.marks++
+		}
 		return // our own writes and temp files, editor swap files
 	}
 	// Chmod (IN_ATTRIB) is kept: touch and rsync -t change only the mtime,
 	// which is a page's lastmod. A mode change rebuilds a group and writes
 	// nothing.
-	parent := path.Dir(rel)
-	if parent == "." {
-		parent = ""
-	}
 	if name[0] == '.' || (parent != "" && w.opts.SkipDir(parent)) {
 		return
 	}
@@ -331,6 +358,24 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		}
 	}
 	w.markName(parent, name)
+	w.noteRecent(rel, ev)
+}
+
+// maxRecent bounds the entries whose last event is remembered for
+// Batch.Busy: past it (a deploy writing more files than that within one
+// batch), entries are not told busy, as before there was Busy.
+const maxRecent = 1 << 16
+
+// noteRecent remembers when an entry last had an event that may leave it
+// half written, for Batch.Busy. A removal leaves nothing to read.
+func (w *Watcher) noteRecent(rel string, ev fsnotify.Event) {
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		delete(w.recent, rel)
+		return
+	}
+	if _, ok := w.recent[rel]; ok || len(w.recent) < maxRecent {
+		w.recent[rel] = time.Now()
+	}
 }
 
 // checkRoot re-resolves the root after an event on it: gone, replaced by
@@ -397,13 +442,20 @@ func (w *Watcher) poll() {
 	}
 }
 
-// clearPending forgets what was handed out.
-func (w *Watcher) clearPending() {
+// clearPending forgets what was handed out, but for the entries b found
+// busy: they are pending again, to be handed out once quiet.
+func (w *Watcher) clearPending(b Batch) {
 	clear(w.dirty)
+	clear(w.restore)
 	w.rescan, w.rootMoved = false, false
+	for dir, names := range b.Busy {
+		for _, n := range names {
+			w.markName(dir, n)
+		}
+	}
 }
 
-func (w *Watcher) pending() bool { return len(w.dirty) > 0 || w.rescan }
+func (w *Watcher) pending() bool { return len(w.dirty) > 0 || w.rescan || len(w.restore) > 0 }
 
 // Run watches until ctx is done, sending batches on out. It keeps reading
 // events while a batch waits to be taken, so a slow consumer never makes
@@ -449,9 +501,12 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 			if !ok {
 				return errors.New("inotify event stream closed")
 			}
-			was := w.pending()
+			was, restoring := w.pending(), len(w.restore) > 0
 			w.handle(ev)
 			arm(was)
+			if len(w.restore) > 0 && !restoring {
+				ready = true // at once: a reader must find the file back
+			}
 		case err, ok := <-w.src.errors():
 			if !ok {
 				return errors.New("inotify error stream closed")
@@ -480,9 +535,10 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 			arm(was)
 		case send <- batch:
 			w.log.Debug("batch sent", zap.Int("dirs", len(batch.Dirs)))
-			w.clearPending()
+			w.clearPending(batch)
 			ready, deadline = false, nil
 			settle.Stop()
+			arm(false) // the busy entries, pending again
 		}
 	}
 }
@@ -502,6 +558,36 @@ func (w *Watcher) peek() Batch {
 			}
 		}
 		slices.Sort(b.Dirs)
+		b.Busy = w.busy()
+	}
+	if len(w.restore) > 0 {
+		b.Restore = slices.Sorted(maps.Keys(w.restore))
 	}
 	return b
+}
+
+// busy lists the entries with an event less than Settle ago, by
+// directory (Batch.Busy), or nil. Older ones are forgotten as it goes:
+// they can only grow older, so recent holds what the last Settle wrote,
+// and peek, which runs on every event while a batch waits, costs that.
+func (w *Watcher) busy() map[string][]string {
+	var out map[string][]string
+	for rel, t := range w.recent {
+		if time.Since(t) >= w.opts.Settle {
+			delete(w.recent, rel)
+			continue
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		dir := path.Dir(rel)
+		if dir == "." {
+			dir = ""
+		}
+		out[dir] = append(out[dir], path.Base(rel))
+	}
+	for _, names := range out {
+		slices.Sort(names)
+	}
+	return out
 }

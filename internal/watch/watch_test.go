@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -386,4 +387,80 @@ func TestRenameAndMoveOutDropWatches(t *testing.T) {
 	if w.Watches() != 1 {
 		t.Errorf("Watches() = %d after moving the tree out, want 1", w.Watches())
 	}
+}
+
+// TestBusy: a batch cut by MaxDelay while a file is still being written
+// says so (Busy), and hands the file out again once it is quiet; a file
+// written long before is not busy.
+func TestBusy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root, src, _, out := fakeWatcher(t, "a")
+		ev := func(name string, op fsnotify.Op) {
+			src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", name), Op: op}
+		}
+		// done.html is written once, then copying.html without end: the
+		// batch is cut by MaxDelay, with done.html long quiet.
+		ev("done.html", fsnotify.Write)
+		stopWriting, writerDone := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(writerDone)
+			for {
+				select {
+				case <-stopWriting:
+					return
+				case src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "copying.html"), Op: fsnotify.Write}:
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+		b := <-out
+		if want := map[string][]string{"a": {"copying.html"}}; !maps.EqualFunc(b.Busy, want, slices.Equal) {
+			t.Errorf("batch cut by MaxDelay: Busy = %v, want %v", b.Busy, want)
+		}
+		if !slices.Contains(b.Names["a"], "done.html") {
+			t.Errorf("batch names %v lack done.html", b.Names)
+		}
+		close(stopWriting)
+		<-writerDone
+		start := time.Now()
+		b = <-out
+		if b.Busy != nil || !slices.Equal(b.Names["a"], []string{"copying.html"}) {
+			t.Errorf("after the writer stopped: %+v, want copying.html handed out again, not busy", b)
+		}
+		if got := time.Since(start); got > 200*time.Millisecond {
+			t.Errorf("handed out again after %v, want within Settle of its last write", got)
+		}
+	})
+}
+
+// TestRestore: one of sitemapd's own files removed by someone else is
+// handed out at once (Restore), without waiting for Settle; a temp file's
+// removal is not.
+func TestRestore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := tree(t, "b")
+		src := newFake()
+		o := opts(root)
+		o.Own = func(name string) bool { return name == "sitemap.xml" }
+		w := newWithSource(o, zaptest.NewLogger(t), src)
+		out, stop := run(t, w)
+		defer stop()
+
+		src.ev <- fsnotify.Event{Name: filepath.Join(root, "b", "sitemap.xml.tmp1"), Op: fsnotify.Remove}
+		synctest.Wait()
+		select {
+		case b := <-out:
+			t.Fatalf("a temp file's removal gave a batch: %+v", b)
+		default:
+		}
+		start := time.Now()
+		src.ev <- fsnotify.Event{Name: filepath.Join(root, "b", "sitemap.xml"), Op: fsnotify.Remove}
+		b := <-out
+		if got := time.Since(start); got != 0 {
+			t.Errorf("restore handed out after %v, want at once", got)
+		}
+		if !slices.Equal(b.Restore, []string{"b"}) {
+			t.Errorf("Restore = %v, want [b]", b.Restore)
+		}
+	})
 }
