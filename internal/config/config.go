@@ -1,16 +1,3 @@
-// Package config loads and validates sitemapd's YAML configuration.
-//
-// Loading is strict: unknown keys, values of the wrong type and values that
-// fail validation are all errors, and every error names the file, the line
-// and the key (for example "site.yaml:7: pages.rules[0].priority: 1.5 is
-// outside 0.0–1.0"). Defaults are applied first, relative paths are resolved
-// against the directory of the config file, and all validation happens in
-// one pass (Validate), so a caller either gets a complete, usable *Config or
-// an error and nothing else.
-//
-// A file may hold several sites (sites:, include:): LoadProcess reads it
-// into a Process, whose sites are each a *Config as one site's file gives,
-// and whose invalid sites fail alone (sites.go).
 package config
 
 import (
@@ -159,7 +146,7 @@ type Pages struct {
 	// LastMod says what a page's <lastmod> means: "content" (the
 	// default), when the page's bytes last changed, kept across rewrites
 	// of the same bytes by a content hash in state_dir; or "mtime", when
-	// its file was last written. Validate sets LastModFrom from it.
+	// its file was last written. Load sets LastModFrom from it (normalize).
 	LastMod     string        `yaml:"lastmod"`
 	LastModFrom LastModSource `yaml:"-"`
 	// HeadDates takes an HTML page's lastmod from the modification time
@@ -171,7 +158,7 @@ type Pages struct {
 	// image:image entries. It costs reading each HTML page's whole body,
 	// not only its head, when its file changes. ImageHosts are the hosts,
 	// besides base_url's, whose images are listed (a CDN's); images on
-	// any other host are not. Validate lower-cases them.
+	// any other host are not. Load lower-cases them (normalize).
 	Images     bool     `yaml:"images"`
 	ImageHosts []string `yaml:"image_hosts"`
 	Exclude    []string `yaml:"exclude"`

@@ -98,9 +98,10 @@ func (c *Config) SiteURL(raw string) (string, error) {
 	return loc, nil
 }
 
-// validateExtras checks extra_sitemaps and extra_urls (after base_url and
-// the output names, whose values they are checked against).
-func (c *Config) validateExtras(bad func(key, format string, args ...any)) {
+// checkExtraSitemaps checks extra_sitemaps (after base_url and the
+// output names, whose values they are checked against): each a sitemap
+// under base_url, listed once, and none named like one sitemapd writes.
+func (c *Config) checkExtraSitemaps(bad badFunc) {
 	base, err := url.Parse(c.BaseURL)
 	baseOK := err == nil && (base.Scheme == "http" || base.Scheme == "https") && base.Host != "" && strings.HasSuffix(c.BaseURL, "/")
 	seen := map[string]int{}
@@ -134,15 +135,18 @@ func (c *Config) validateExtras(bad func(key, format string, args ...any)) {
 			bad(key, "%q is named like a part of sitemapd's own sitemaps (sitemap_name %q)", raw, c.SitemapName)
 		}
 	}
+}
+
+// checkExtraURLs checks extra_urls (made absolute by normalize): each a
+// file in a directory, published under a name of its own.
+func (c *Config) checkExtraURLs(bad badFunc) {
 	names := map[string]int{}
 	for i, f := range c.ExtraURLs {
 		key := fmt.Sprintf("extra_urls[%d]", i)
-		if f == "" || strings.HasSuffix(f, "/") {
+		if !namesFile(f) {
 			bad(key, "%q must name a file of URLs", f)
 			continue
 		}
-		f = c.resolve(f)
-		c.ExtraURLs[i] = f
 		if st, err := os.Stat(filepath.Dir(f)); err != nil {
 			bad(key, "the directory of %s: %v", f, err)
 		} else if !st.IsDir() {

@@ -127,11 +127,43 @@ func LoadProcess(data []byte, path string) (*Process, error) {
 		return &Process{File: path, StateDir: cfg.StateDir, Log: cfg.Log, Listen: cfg.Listen, Sites: []*Config{cfg}}, nil
 	}
 	p := &Process{File: path, Multi: true}
-	var errs []error
-	siteFields := yamlFields(reflect.TypeFor[Config]())
-	top := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	var sites *yaml.Node
 	lines := map[string]int{}
+	top, sites, errs := splitProcess(root, path, lines)
+	pk := processKeys{StateDir: DefaultStateDir(), Log: Default().Log}
+	checkKeys(top, reflect.TypeOf(pk), "", path, lines, &errs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := top.Decode(&pk); err != nil {
+		return nil, typeErrors(err, path, lines)
+	}
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &Error{File: path, Line: lines[key], Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	p.takeKeys(pk, bad)
+	if sites != nil && sites.Kind != yaml.SequenceNode && sites.Tag != "!!null" {
+		bad("sites", "must be a list of sites, one \"- name: …\" entry each")
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	p.loadSites(sites)
+	if len(p.Sites)+len(p.Failed) == 0 {
+		key := "sites"
+		if lines[key] == 0 {
+			key = "include"
+		}
+		bad(key, "no site: sites: lists none and include: matches no file")
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+// splitProcess parts the top mapping of a multi-site file into the
+// process's keys (top) and sites:, reporting a site's key found there.
+func splitProcess(root *yaml.Node, path string, lines map[string]int) (top, sites *yaml.Node, errs []error) {
+	siteFields := yamlFields(reflect.TypeFor[Config]())
+	top = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch _, perSite := siteFields[k.Value]; {
@@ -147,19 +179,14 @@ func LoadProcess(data []byte, path string) (*Process, error) {
 			top.Content = append(top.Content, k, v)
 		}
 	}
-	pk := processKeys{StateDir: DefaultStateDir(), Log: Default().Log}
-	checkKeys(top, reflect.TypeOf(pk), "", path, lines, &errs)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if err := top.Decode(&pk); err != nil {
-		return nil, typeErrors(err, path, lines)
-	}
-	bad := func(key, format string, args ...any) {
-		errs = append(errs, &Error{File: path, Line: lines[key], Key: key, Msg: fmt.Sprintf(format, args...)})
-	}
+	return top, sites, errs
+}
+
+// takeKeys checks the process-wide keys of a multi-site file and keeps
+// them, paths made absolute against the file's directory.
+func (p *Process) takeKeys(pk processKeys, bad badFunc) {
 	checkProcessKeys(pk.Log, pk.Listen, bad)
-	anchor := &Config{File: path}
+	anchor := &Config{File: p.File}
 	if pk.StateDir == "" {
 		bad("state_dir", "is required with sites: each site keeps its state in state_dir/<name>")
 	}
@@ -171,19 +198,17 @@ func LoadProcess(data []byte, path string) (*Process, error) {
 		}
 		p.Include = append(p.Include, anchor.resolve(g))
 	}
-	if sites != nil && sites.Kind != yaml.SequenceNode && sites.Tag != "!!null" {
-		bad("sites", "must be a list of sites, one \"- name: …\" entry each")
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+}
 
+// loadSites loads the sites of sites: (nil if none), then those of the
+// files the include: globs match.
+func (p *Process) loadSites(sites *yaml.Node) {
 	if sites != nil {
 		for i, n := range sites.Content {
-			p.addSite(n, path, fmt.Sprintf("sites[%d]", i), "")
+			p.addSite(n, p.File, fmt.Sprintf("sites[%d]", i), "")
 		}
 	}
-	self, _ := filepath.Abs(path)
+	self, _ := filepath.Abs(p.File)
 	for _, g := range p.Include {
 		files, _ := filepath.Glob(g) // sorted; the pattern was checked
 		for _, f := range files {
@@ -193,15 +218,6 @@ func LoadProcess(data []byte, path string) (*Process, error) {
 			p.loadSiteFile(f)
 		}
 	}
-	if len(p.Sites)+len(p.Failed) == 0 {
-		key := "sites"
-		if lines[key] == 0 {
-			key = "include"
-		}
-		bad(key, "no site: sites: lists none and include: matches no file")
-		return nil, errors.Join(errs...)
-	}
-	return p, nil
 }
 
 // loadSiteFile loads a site from an included file, named by the file's
@@ -269,23 +285,31 @@ func (p *Process) addSite(n *yaml.Node, file, key, name string) {
 		fail(err)
 		return
 	}
+	if err := p.checkApart(&cfg, nameLine, lines); err != nil {
+		fail(err)
+		return
+	}
+	p.Sites = append(p.Sites, &cfg)
+}
+
+// checkApart checks a valid site against the sites loaded before it: its
+// own name, and sitemaps written apart from theirs.
+func (p *Process) checkApart(cfg *Config, nameLine int, lines map[string]int) error {
+	file, name := cfg.File, cfg.Name
 	for _, o := range p.Sites {
 		switch {
 		case o.Name == name:
-			fail(&Error{File: file, Line: nameLine, Key: "name", Msg: fmt.Sprintf("%q names another site too (in %s): each site needs its own name", name, o.File)})
-			return
+			return &Error{File: file, Line: nameLine, Key: "name", Msg: fmt.Sprintf("%q names another site too (in %s): each site needs its own name", name, o.File)}
 		case o.OutputRoot() == cfg.OutputRoot():
-			fail(&Error{File: file, Line: lines["root"], Key: "root", Msg: fmt.Sprintf("site %q writes its sitemaps in %s too: one site an output directory", o.Name, o.OutputRoot())})
-			return
+			return &Error{File: file, Line: lines["root"], Key: "root", Msg: fmt.Sprintf("site %q writes its sitemaps in %s too: one site an output directory", o.Name, o.OutputRoot())}
 		case within(cfg.OutputRoot(), o.Root) || within(cfg.OutputRoot(), o.OutputRoot()) ||
 			within(o.OutputRoot(), cfg.Root) || within(o.OutputRoot(), cfg.OutputRoot()):
 			// Each would take the other's sitemaps for its own (they
 			// carry the same marker), and remove them as stale.
-			fail(&Error{File: file, Line: lines["root"], Key: "root", Msg: fmt.Sprintf("the sitemaps of this site and of site %q (%s) would be written one inside the other's tree: keep their roots and output directories apart", o.Name, o.Root)})
-			return
+			return &Error{File: file, Line: lines["root"], Key: "root", Msg: fmt.Sprintf("the sitemaps of this site and of site %q (%s) would be written one inside the other's tree: keep their roots and output directories apart", o.Name, o.Root)}
 		}
 	}
-	p.Sites = append(p.Sites, &cfg)
+	return nil
 }
 
 // prefixKeys puts key before the key every *Error in err names.

@@ -1,16 +1,3 @@
-// Package metrics serves the daemon's health and Prometheus metrics on the
-// optional `listen` address: /healthz answers 200 only while the last
-// publish succeeded, no full build stands refused by the shrink guard,
-// every directory is watched and no notify endpoint has been failing for
-// longer than NotifyFailingAfter, with a short JSON body saying why not
-// otherwise (paths in it relative to the roots); /metrics carries build counts and durations,
-// URLs listed, watches, rescans, overflows and notifications by endpoint
-// and outcome.
-//
-// A process serving several sites (NewMulti) labels every per-site metric
-// with site="NAME", and /healthz answers for all of them (any site not ok
-// makes it 503, naming the site) or, given ?site=NAME, for one. A process
-// serving one site (New) keeps the names and labels it always had.
 package metrics
 
 import (
@@ -65,6 +52,9 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	urls     *prometheus.GaugeVec
 	leftOut  *prometheus.GaugeVec
+	// descs describe the state metrics (stateCollector), labelled as
+	// the per-site series are.
+	descs map[metric]*prometheus.Desc
 
 	mu    sync.Mutex
 	sites map[string]*Site
@@ -103,31 +93,18 @@ func newMetrics(version string, multi bool) *Metrics {
 	if multi {
 		site = []string{"site"}
 	}
-	with := func(names ...string) []string { return append(slices.Clone(site), names...) }
 	m := &Metrics{
 		reg: prometheus.NewRegistry(), multi: multi, labels: site, sites: map[string]*Site{},
-		builds: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sitemapd_publishes_total",
-			Help: "Publishes, by trigger (initial build, change, rescan, periodic rescan, retry) and result (ok, error).",
-		}, with("trigger", "result")),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "sitemapd_publish_duration_seconds",
-			Help:    "Time to read, encode and write a publish, by trigger.",
-			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
-		}, with("trigger")),
-		urls: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "sitemapd_urls",
-			Help: "URLs the published sitemaps list, after the last publish (full or not).",
-		}, site),
-		leftOut: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "sitemapd_pages_left_out",
-			Help: "Pages whose files exist but that the last full build did not list, by reason.",
-		}, with("reason")),
+		builds:   publishes.counterVec(site),
+		duration: publishDuration.histogramVec(site, durationBuckets),
+		urls:     urlsListed.gaugeVec(site),
+		leftOut:  pagesLeftOut.gaugeVec(site),
+		descs:    map[metric]*prometheus.Desc{},
 	}
-	info := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "sitemapd_build_info", Help: "Always 1; the version is a label.",
-		ConstLabels: prometheus.Labels{"version": version},
-	})
+	for _, sm := range stateMetrics {
+		m.descs[sm] = sm.desc(site)
+	}
+	info := buildInfo.gauge(prometheus.Labels{"version": version})
 	info.Set(1)
 	m.reg.MustRegister(m.builds, m.duration, m.urls, m.leftOut, info, stateCollector{m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -277,66 +254,27 @@ func (m *Metrics) Serve(ctx context.Context, addr string, log *zap.Logger) error
 // stateCollector turns State into metrics when scraped.
 type stateCollector struct{ m *Metrics }
 
-var (
-	descWatches   = prometheus.NewDesc("sitemapd_watches", "Directories watched.", nil, nil)
-	descOverflows = prometheus.NewDesc("sitemapd_watch_overflows_total", "inotify queue overflows (each costs a full rescan).", nil, nil)
-	descDegraded  = prometheus.NewDesc("sitemapd_watch_degraded", "1 while some directories are polled instead of watched.", nil, nil)
-	descRequests  = prometheus.NewDesc("sitemapd_notify_requests_total", "Notification requests, by endpoint and outcome (success, failure).", []string{"endpoint", "outcome"}, nil)
-	descOwed      = prometheus.NewDesc("sitemapd_notify_owed_urls", "URLs an endpoint is still owed.", []string{"endpoint"}, nil)
-	descStatus    = prometheus.NewDesc("sitemapd_notify_last_status", "HTTP status of an endpoint's last answer (0: none).", []string{"endpoint"}, nil)
-	descGone      = prometheus.NewDesc("sitemapd_notify_endpoint_gone", "1 when an endpoint answered 404/410 and is no longer called.", []string{"endpoint"}, nil)
-)
-
-// desc is d's twin with the site label first, for a multi-site Metrics.
-func (c stateCollector) desc(d *prometheus.Desc) *prometheus.Desc {
-	if !c.m.multi {
-		return d
-	}
-	return siteDescs[d]
-}
-
-// siteDescs are the state metrics' descriptions with the site label.
-var siteDescs = func() map[*prometheus.Desc]*prometheus.Desc {
-	m := map[*prometheus.Desc]*prometheus.Desc{}
-	for _, d := range []struct {
-		d          *prometheus.Desc
-		name, help string
-		labels     []string
-	}{
-		{descWatches, "sitemapd_watches", "Directories watched.", nil},
-		{descOverflows, "sitemapd_watch_overflows_total", "inotify queue overflows (each costs a full rescan).", nil},
-		{descDegraded, "sitemapd_watch_degraded", "1 while some directories are polled instead of watched.", nil},
-		{descRequests, "sitemapd_notify_requests_total", "Notification requests, by endpoint and outcome (success, failure).", []string{"endpoint", "outcome"}},
-		{descOwed, "sitemapd_notify_owed_urls", "URLs an endpoint is still owed.", []string{"endpoint"}},
-		{descStatus, "sitemapd_notify_last_status", "HTTP status of an endpoint's last answer (0: none).", []string{"endpoint"}},
-		{descGone, "sitemapd_notify_endpoint_gone", "1 when an endpoint answered 404/410 and is no longer called.", []string{"endpoint"}},
-	} {
-		m[d.d] = prometheus.NewDesc(d.name, d.help, append([]string{"site"}, d.labels...), nil)
-	}
-	return m
-}()
-
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descWatches, descOverflows, descDegraded, descRequests, descOwed, descStatus, descGone} {
-		ch <- d
+	for _, sm := range stateMetrics {
+		ch <- c.m.descs[sm]
 	}
 }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, site := range c.m.states() {
 		st, lv := site.state, site.values
-		metric := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
-			ch <- prometheus.MustNewConstMetric(c.desc(d), t, v, append(slices.Clone(lv), labels...)...)
+		put := func(sm metric, v float64, labels ...string) {
+			ch <- prometheus.MustNewConstMetric(c.m.descs[sm], sm.valueType(), v, append(slices.Clone(lv), labels...)...)
 		}
-		metric(descWatches, prometheus.GaugeValue, float64(st.Watches))
-		metric(descOverflows, prometheus.CounterValue, float64(st.Overflows))
-		metric(descDegraded, prometheus.GaugeValue, b2f(st.Degraded))
+		put(watches, float64(st.Watches))
+		put(watchOverflows, float64(st.Overflows))
+		put(watchDegraded, b2f(st.Degraded))
 		for _, e := range st.Endpoints {
-			metric(descRequests, prometheus.CounterValue, float64(e.Successes), e.Endpoint, "success")
-			metric(descRequests, prometheus.CounterValue, float64(e.Failures), e.Endpoint, "failure")
-			metric(descOwed, prometheus.GaugeValue, float64(e.Owed), e.Endpoint)
-			metric(descStatus, prometheus.GaugeValue, float64(e.LastStatus), e.Endpoint)
-			metric(descGone, prometheus.GaugeValue, b2f(e.Gone), e.Endpoint)
+			put(notifyRequests, float64(e.Successes), e.Endpoint, "success")
+			put(notifyRequests, float64(e.Failures), e.Endpoint, "failure")
+			put(notifyOwed, float64(e.Owed), e.Endpoint)
+			put(notifyStatus, float64(e.LastStatus), e.Endpoint)
+			put(notifyGone, b2f(e.Gone), e.Endpoint)
 		}
 	}
 }

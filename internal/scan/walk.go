@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -242,178 +239,6 @@ func joinRel(dir, name string) string {
 		return name
 	}
 	return dir + "/" + name
-}
-
-func (w *Walk) visit(v *visit) {
-	defer w.finish(v)
-	if err := w.ctx.Err(); err != nil {
-		v.group.fail(err)
-		return
-	}
-	s := w.s
-	dirPath := w.abs(v.rel)
-	d, err := s.openDir(dirPath)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && v.rel != "" {
-			if w.o.Record {
-				v.group.mu.Lock()
-				v.group.gone = append(v.group.gone, v.rel)
-				v.group.mu.Unlock()
-			}
-			return // removed while we walked: nothing to list
-		}
-		v.group.fail(fmt.Errorf("read directory %s: %w", dirPath, err))
-		return
-	}
-	defer d.Close()
-	if s.cfg.Pages.FollowSymlinks || w.o.Record {
-		var st unix.Stat_t
-		if err := unix.Fstat(int(d.Fd()), &st); err != nil {
-			v.group.fail(fmt.Errorf("stat directory %s: %w", dirPath, err))
-			return
-		}
-		v.id = tree.DirID{Dev: st.Dev, Ino: st.Ino}
-		for p := v.parent; p != nil; p = p.parent {
-			if p.id == v.id {
-				w.log.Warn("not following symlink: it loops back to an enclosing directory",
-					zap.String("path", dirPath), zap.String("target", w.abs(p.rel)))
-				return
-			}
-		}
-	}
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		v.group.fail(fmt.Errorf("read directory %s: %w", dirPath, err))
-		return
-	}
-	w.files.Add(int64(len(entries)))
-	dfd := int(d.Fd())
-
-	f := s.filter
-	// A recorded directory keeps its listing, from which its URLs are
-	// made when its group is taken; the others' URLs are made now.
-	recorded := w.o.Record && !v.viaLink
-	var pages []tree.Page
-	var subdirs []string // real subdirectories listed (record mode)
-	var kn *known
-	if !v.viaLink {
-		// Files unchanged since they were read are not read again.
-		kn = &known{}
-		if w.o.Known != nil {
-			kn.l = w.o.Known(v.rel)
-		}
-	}
-	// index.html and index.htm would both be "dir/": keep the one listed
-	// first in pages.index_files.
-	indexRank, indexAt, indexName := -1, -1, ""
-	for _, ent := range entries {
-		name := ent.Name()
-		if f.Ignored(name) {
-			w.noteOwn(v, name)
-			continue
-		}
-		typ := ent.Type()
-		rel := joinRel(v.rel, name)
-		var fst fileStat
-		switch {
-		case typ.IsDir():
-			if !f.Excluded("/" + rel) {
-				if w.o.Record && !v.viaLink {
-					subdirs = append(subdirs, rel)
-				}
-				w.descend(v, rel, v.viaLink)
-			}
-			continue
-		case typ.IsRegular():
-			if !f.IsPage(name) {
-				continue
-			}
-			var st unix.Stat_t
-			if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				if !errors.Is(err, unix.ENOENT) {
-					v.group.fail(fmt.Errorf("stat %s: %w", w.abs(rel), err))
-				}
-				continue
-			}
-			fst = statOf(&st)
-		case typ&fs.ModeSymlink != 0:
-			if !s.cfg.Pages.FollowSymlinks {
-				continue
-			}
-			st, target, ok := w.followLink(rel)
-			if !ok {
-				continue
-			}
-			if st.IsDir() || f.IsPage(name) {
-				// Changes under the target must rebuild this group too.
-				if !st.IsDir() {
-					target = path.Dir(target)
-				}
-				v.group.mu.Lock()
-				v.group.Links = append(v.group.Links, target)
-				v.group.mu.Unlock()
-			}
-			if st.IsDir() {
-				if !f.Excluded("/" + rel) {
-					w.descend(v, rel, true)
-				}
-				continue
-			}
-			if !st.Mode().IsRegular() || !f.IsPage(name) {
-				continue
-			}
-			fst = fileStat{mtime: st.ModTime().UnixNano(), size: st.Size(), nlink: 1, viaLink: true}
-			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-				fst.ctime, fst.ino = sys.Ctim.Nano(), sys.Ino
-			}
-		default:
-			continue // sockets, devices, fifos
-		}
-		p, ok := w.page(v.group, v.rel, name, rel, fst, dfd, kn, !recorded)
-		if !ok {
-			continue
-		}
-		if rank, isIndex := s.loc.IndexRank(name); isIndex {
-			if indexAt >= 0 {
-				// The server serves the first index file, listed or
-				// hidden by its head.
-				loser, lost := name, p
-				if rank < indexRank {
-					loser, lost = indexName, pages[indexAt]
-					pages[indexAt], indexRank, indexName = p, rank, name
-				}
-				w.log.Warn("not listed: another index file of the same directory has the same URL",
-					zap.String("path", w.abs(joinRel(v.rel, loser))))
-				if !lost.Head.Hidden() {
-					// (One its head hides was counted for that.)
-					w.leave(v.group, tree.DuplicateIndex, s.loc.Loc(s.loc.PagePath(v.rel, loser)), joinRel(v.rel, loser), "")
-				}
-				continue
-			}
-			indexRank, indexAt, indexName = rank, len(pages), name
-		}
-		pages = append(pages, p)
-	}
-	g := v.group
-	g.mu.Lock()
-	if !recorded {
-		// A recorded directory's URLs are computed from its listing when
-		// its group is handed over (urls): a group's URLs are some 200
-		// bytes a page where its listings are some 40, and groups are
-		// read many at once.
-		for i := range pages {
-			if !pages[i].Head.Hidden() {
-				g.URLs = append(g.URLs, pages[i].URL)
-			}
-		}
-	}
-	if recorded {
-		if g.Listings == nil {
-			g.Listings = map[string]*tree.Listing{}
-		}
-		g.Listings[v.rel] = tree.NewListing(pages, s.keep, subdirs, v.id)
-	}
-	g.mu.Unlock()
 }
 
 // noteOwn records sitemapd's own files met in the walk, so that stale ones
