@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -123,26 +122,7 @@ func Append(path string, keys Keys, entries []Entry) (int64, error) {
 	return st.Size(), nil
 }
 
-// Quarantine moves a store that cannot be read aside, for whoever wants
-// to look, so that a new one can take its place. It returns where it went:
-// a name of its own, never one moved aside before.
-func Quarantine(path string) (string, error) {
-	base := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
-	aside := base
-	for n := 1; ; n++ {
-		if _, err := os.Lstat(aside); err != nil {
-			break // free (or the rename will say why not)
-		}
-		aside = fmt.Sprintf("%s.%d", base, n)
-	}
-	return aside, os.Rename(path, aside)
-}
+// Quarantine moves a store that cannot be read aside (safefile.Quarantine).
+func Quarantine(path string) (string, error) { return safefile.Quarantine(path) }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
+func syncDir(dir string) error { return safefile.SyncDir(dir) }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -68,8 +66,8 @@ func readState(dir string, log *zap.Logger) (doc *stateDoc, lost bool, err error
 	// to look, and the notifier starts with nothing owed but knowing the
 	// site was notified before, so that what the first build finds
 	// changed is owed again.
-	aside := fmt.Sprintf("%s.corrupt-%s", p, time.Now().UTC().Format("20060102T150405Z"))
-	if rerr := os.Rename(p, aside); rerr != nil {
+	aside, rerr := safefile.Quarantine(p)
+	if rerr != nil {
 		log.Warn("notification state is unreadable and cannot be moved aside; starting with nothing owed: what it owed is lost, and saving it will fail until the path is fixed",
 			zap.String("path", p), zap.Error(err), zap.NamedError("move_error", rerr))
 		return nil, true, nil
