@@ -15,6 +15,19 @@ import (
 // version 4 on) its packed images. From version 5 on, a listing that keeps
 // prints has each page's print and parts (8 bytes each) after its sum.
 
+// modelBlock is the first byte of the payload of a block that holds the
+// template model (version 5 on), where a listing's block has its Kept:
+// no Kept has every bit set.
+const modelBlock = 0xff
+
+// appendModelBlock appends the block of a template model to b.
+func appendModelBlock(b []byte, model []byte) []byte {
+	p := append([]byte{modelBlock}, model...)
+	b = binary.AppendUvarint(b, uint64(len(p)))
+	b = append(b, p...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli))
+}
+
 // appendBlock appends the block of a directory's listing to b.
 func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 	kept := l.Kept()

@@ -114,6 +114,7 @@ type Store struct {
 	version   version
 	spans     []span // each directory's last payload, sorted by directory
 	headsLost bool   // written under other head rules: stamps are not returned
+	model     []byte // the template model the pages' prints were made under (Model)
 	// Torn is how many bytes at the end could not be read (a block cut
 	// short by a crash, or damaged): the directories they held are not
 	// known.
@@ -173,6 +174,11 @@ func Open(path string, keys Keys) (*Store, error) {
 	var blocks []span
 	for off := headerLen; off < len(data); {
 		payload, next, err := readBlock(data, off)
+		if err == nil && s.version >= 5 && len(payload) > 0 && payload[0] == modelBlock {
+			s.model = payload[1:]
+			off = next
+			continue
+		}
 		if err == nil {
 			_, _, err = readBytes(payload, 1) // the directory (payloadDir)
 		}
@@ -232,6 +238,17 @@ func (s *Store) Close() {
 // HeadsLost reports whether the store was written under other head rules:
 // its pages' times and hashes are used, their heads read again.
 func (s *Store) HeadsLost() bool { return s != nil && s.headsLost }
+
+// Model is the template model the store's prints were made under, as
+// the Writer was given it (SetModel), or nil: a store of an older version,
+// or written without one. Prints are comparable only under the model that
+// made them, so the model lives with them: lose the store, lose both.
+func (s *Store) Model() []byte {
+	if s == nil {
+		return nil
+	}
+	return s.model
+}
 
 // Dirs is the number of directories the store knows.
 func (s *Store) Dirs() int {

@@ -373,3 +373,37 @@ func openBody(t *testing.T, body []byte) *Store {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// TestModel: the template model a store's prints were made under is read
+// back with them; a store written without one has none.
+func TestModel(t *testing.T) {
+	dir := t.TempDir()
+	with, without := filepath.Join(dir, "with"), filepath.Join(dir, "without")
+	w, err := Create(with, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := []byte("a model\x00with \xff bytes")
+	w.SetModel(model)
+	w.Add("prints", listings["prints"])
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	writeStore(t, without, listings)
+	for _, c := range []struct {
+		path string
+		want []byte
+	}{{with, model}, {without, nil}} {
+		s, err := Open(c.path, testKeys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Model(); !bytes.Equal(got, c.want) || s.Torn != 0 {
+			t.Errorf("%s: model %q, torn %d; want %q, 0", filepath.Base(c.path), got, s.Torn, c.want)
+		}
+		if c.want != nil {
+			samePages(t, s, "prints", listings["prints"])
+		}
+		s.Close()
+	}
+}

@@ -40,6 +40,13 @@ func Create(path string, keys Keys) (*Writer, error) {
 	return w, nil
 }
 
+// SetModel writes the template model the listings' prints are made under
+// (Store.Model); call it before Add, once.
+func (w *Writer) SetModel(model []byte) {
+	w.buf = appendModelBlock(w.buf[:0], model)
+	w.w.Write(w.buf)
+}
+
 // Add writes a directory's listing. A listing that keeps nothing (pages
 // whose bytes are never read) is not worth a block.
 func (w *Writer) Add(dir string, l *tree.Listing) {
