@@ -3,13 +3,11 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -17,9 +15,6 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
-	"github.com/sitemapd/sitemapd/internal/pagestore"
-	"github.com/sitemapd/sitemapd/internal/ping"
-	"github.com/sitemapd/sitemapd/internal/watch"
 )
 
 // version is one configuration of a site, as loaded.
@@ -98,9 +93,10 @@ func (s *runner) offer(v version) {
 }
 
 // run serves the site until ctx is done (then it returns nil) or it
-// cannot go on. It takes the site's locks unless it was given them. fatalFirst makes a first build that writes nothing at
-// all an error (ErrNothingPublished), as it is for a process serving one
-// site; with several, the site is reported unhealthy and goes on.
+// cannot go on. It takes the site's locks unless it was given them.
+// fatalFirst makes a first build that writes nothing at all an error
+// (ErrNothingPublished), as it is for a process serving one site; with
+// several, the site is reported unhealthy and goes on.
 func (s *runner) run(ctx context.Context, v version, fatalFirst bool) (err error) {
 	d := s.d
 	s.setCurrent(v)
@@ -130,211 +126,6 @@ func (s *runner) run(ctx context.Context, v version, fatalFirst bool) (err error
 			d.keeper.set("reloading")
 			v = next
 			s.setCurrent(v)
-		}
-	}
-}
-
-// ending is why serve returned (stopped when it returns an error).
-type ending int
-
-const (
-	stopped      ending = iota // ctx is done
-	reloaded                   // a valid new configuration was taken: serve it
-	rootReplaced               // the document root is another directory: serve cfg again on it
-)
-
-// serve runs one configuration until ctx is done, a new configuration is
-// taken (it is returned with reloaded), or the document root was
-// replaced.
-//
-// first is the first configuration served since the start: if its first
-// build writes nothing at all, serve fails with ErrNothingPublished.
-func (s *runner) serve(ctx context.Context, cfg *config.Config, first bool) (ending, version, error) {
-	d := s.d
-	led := &ledger{observed: d.opts.Notifier != nil}
-	eng, err := build.New(cfg, s.log, build.WithChanges(), build.WithWriteAhead(led.owe), build.WithChangeURLs(led.wantsURLs))
-	if err != nil {
-		return stopped, version{}, err
-	}
-	defer eng.Close()
-	led.eng = eng
-	s.eng.Store(eng)
-	defer s.eng.Store(nil)
-	d.keeper.beat()
-
-	// Watch before the first build, so nothing changed during it is missed.
-	w, err := watch.New(watch.Options{
-		Root: cfg.Root, Settle: cfg.Watch.Settle, MaxDelay: cfg.Watch.MaxDelay,
-		SkipDir: eng.SkipDir,
-		// robots.txt is never a page, but its rules decide which pages are.
-		Ignore: func(name string) bool { return name != "robots.txt" && eng.IgnoreName(name) },
-		Mux:    d.mux,
-	}, s.log)
-	if err != nil {
-		return stopped, version{}, err
-	}
-	defer w.Close()
-	wctx, stopWatch := context.WithCancel(ctx)
-	batches := make(chan watch.Batch)
-	watchDone := make(chan error, 1)
-	go func() { watchDone <- w.Run(wctx, batches) }()
-	defer func() {
-		stopWatch()
-		if watchDone != nil {
-			<-watchDone
-		}
-	}()
-
-	urlFiles, stopURLFiles := watchURLFiles(ctx, d.mux.Source(), eng.URLFiles(), cfg.Watch.Settle, cfg.Watch.MaxDelay, s.log)
-	defer stopURLFiles()
-
-	// The notifier holds the state directory while this configuration
-	// serves; its runs stop (requests canceled, nothing owed lost) first.
-	notifier, err := ping.New(cfg, s.log, ping.WithVersion(d.opts.Version), ping.WithPublishedBefore(pagestore.Exists(cfg.StateDir)))
-	if err != nil {
-		return stopped, version{}, err
-	}
-	defer notifier.Close()
-	led.notifier = notifier
-	d.keeper.beat()
-	nctx, stopNotify := context.WithCancel(ctx)
-	notifyDone := make(chan error, 1)
-	go func() { notifyDone <- notifier.Run(nctx) }()
-	defer func() {
-		stopNotify()
-		if err := <-notifyDone; err != nil {
-			s.log.Error("notifier", zap.Error(err))
-		}
-	}()
-
-	s.setRefused("")
-	s.rec.SetState(func() metrics.State {
-		// Read from any goroutine (/healthz, another site's status): what
-		// only the engine's goroutine may read is the copy publish keeps.
-		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats(),
-			Roots: []string{cfg.Root, cfg.OutputRoot()}}
-		s.mu.Lock()
-		st.Refused = s.refused
-		s.mu.Unlock()
-		st.Stalled = d.keeper.stalled(time.Now())
-		return st
-	})
-	s.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
-		zap.Int("depth", cfg.Depth), zap.Int("watches", w.Watches()))
-	var retry backoff
-	defer retry.stop()
-	var due dueTimer
-	defer due.stop()
-	var quiet quietTimer
-	defer quiet.stop()
-	// replaced is set when a publish finds the output directory moved or
-	// replaced: the loop then serves the configuration again, on the
-	// directory its path names now.
-	var replaced *build.OutputReplacedError
-	publish := func(why Trigger, run func() (*build.Report, error)) bool {
-		if why.Full() {
-			d.keeper.scan()
-		}
-		landed := s.publish(eng, led, why, func() (*build.Report, error) {
-			rep, err := run()
-			errors.As(err, &replaced)
-			return rep, err
-		})
-		d.keeper.beat()
-		due.set(eng.Due())
-		quiet.published(why.Full())
-		if failed := eng.Failed(); len(failed) > 0 {
-			if delay, armed := retry.arm(); armed {
-				s.log.Info("will retry the groups that failed", zap.Strings("groups", failed), zap.Duration("in", delay))
-			}
-		} else {
-			retry.reset()
-		}
-		d.setStatus()
-		return landed
-	}
-	if !publish(InitialBuild, func() (*build.Report, error) { return eng.Build(ctx) }) {
-		switch {
-		case ctx.Err() != nil:
-			return stopped, version{}, nil
-		case replaced != nil:
-		case first:
-			return stopped, version{}, fmt.Errorf("%w: %w", ErrNothingPublished, s.lastErr)
-		default:
-			s.log.Error("the first build published nothing", zap.Error(s.lastErr))
-		}
-	}
-	d.started(s)
-	// The main loop beats while it waits for work, and the status is
-	// brought up to date (/healthz may change between publishes).
-	var alive <-chan time.Time
-	if d.keeper != nil {
-		t := time.NewTicker(d.keeperTick())
-		defer t.Stop()
-		alive = t.C
-	}
-
-	var rescan <-chan time.Time
-	if cfg.Watch.Rescan > 0 {
-		t := time.NewTicker(cfg.Watch.Rescan)
-		defer t.Stop()
-		rescan = t.C
-	}
-	for {
-		if replaced != nil {
-			s.log.Error("output directory moved or replaced; restarting on the directory its path names now", zap.String("output_dir", replaced.Dir))
-			if err := s.locks.Renew(d.me); err != nil {
-				return stopped, version{}, err
-			}
-			return rootReplaced, version{}, nil
-		}
-		select {
-		case <-ctx.Done():
-			return stopped, version{}, nil
-		case err := <-watchDone:
-			watchDone = nil
-			if ctx.Err() != nil {
-				return stopped, version{}, nil // both were ready; shutting down
-			}
-			return stopped, version{}, fmt.Errorf("watcher stopped: %w", err)
-		case b := <-batches:
-			if b.RootChanged {
-				// The engine holds the old directory open: start afresh,
-				// holding the new one's lock.
-				s.log.Info("document root replaced; restarting on the new one", zap.String("root", cfg.Root))
-				if err := s.locks.Renew(d.me); err != nil {
-					return stopped, version{}, err
-				}
-				return rootReplaced, version{}, nil
-			}
-			switch {
-			case b.Rescan:
-				publish(Rescan, func() (*build.Report, error) { return eng.Build(ctx) })
-			case robotsTouched(b) && eng.RobotsChanged():
-				// New rules may let in or keep out any page: read it all.
-				publish(RobotsChanged, func() (*build.Report, error) { return eng.Build(ctx) })
-			default:
-				publish(Change, func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
-			}
-		case files := <-urlFiles:
-			publish(URLFiles, func() (*build.Report, error) { return eng.UpdateURLFiles(ctx, files) })
-		case <-rescan:
-			publish(PeriodicRescan, func() (*build.Report, error) { return eng.Build(ctx) })
-		case <-alive:
-			d.keeper.beat()
-			d.setStatus()
-		case <-retry.c:
-			retry.fired()
-			publish(Retry, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
-		case <-due.c:
-			due.fired()
-			publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
-		case <-quiet.c:
-			quiet.fired()
-		case next := <-s.updates:
-			if s.take(ctx, next) {
-				return reloaded, next, nil
-			}
 		}
 	}
 }
@@ -410,6 +201,18 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 	s.mu.Lock()
 	s.groups, s.urls = groups, urls
 	s.mu.Unlock()
+	s.announce(eng, led, why, rep)
+	if d.opts.OnIdle != nil {
+		d.opts.OnIdle(*rep)
+	}
+	return landed
+}
+
+// announce logs a publish that has a report (landed or not), and tells
+// what it changed to the notifier (the index URLs a ping names) and to
+// Options.Notifier.
+func (s *runner) announce(eng *build.Engine, led *ledger, why Trigger, rep *build.Report) {
+	d := s.d
 	c := rep.Changes
 	n := c.Counts()
 	s.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
@@ -433,8 +236,4 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 			d.opts.Notifier.Published(p)
 		}
 	}
-	if d.opts.OnIdle != nil {
-		d.opts.OnIdle(*rep)
-	}
-	return landed
 }
