@@ -64,6 +64,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzStore -fuzztime $${FUZZTIME:-30000x} ./internal/pagestore/
 	$(GO) test -run '^$$' -fuzz FuzzRules -fuzztime $${FUZZTIME:-150000x} ./internal/robots/
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $${FUZZTIME:-50000x} ./internal/validate/
+	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime $${FUZZTIME:-100000x} ./internal/significant/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,349 @@
+package significant
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Model is what is template on one site, learnt from a sample of its pages
+// (Learner): the regions where its pages' content is (content roots), the
+// regions inside them that repeat from page to page all the same (a
+// post's footer, a "Note" label), the class and id tokens that name
+// regions on this site (those on enough pages: not a post's id), and
+// every region it saw. It is immutable, safe for concurrent use, and
+// small (some 8 bytes a region seen; MarshalBinary). A nil *Model is the
+// model of a site not learnt yet (see Print).
+type Model struct {
+	tokens, roots, templates, seen set
+	pages                          int
+}
+
+// rootSeed is the key above the top of every page.
+const rootSeed = 0x9b05688c2b3e6c1f
+
+// keys are the page's nodes' region keys under the token set: each node's
+// key is its parent's with its tag, role and the tokens the set holds.
+// Class order does not count: tokens are summed.
+func keys(p *Page, tokens *set, out []uint64) []uint64 {
+	out = out[:0]
+	for _, n := range p.nodes {
+		k := uint64(rootSeed)
+		if n.parent >= 0 {
+			k = out[n.parent]
+		}
+		var t uint64
+		for _, tok := range p.toks[n.tok0 : n.tok0+int32(n.ntok)] {
+			if tokens.has(tok) {
+				t += mix(0, tok)
+			}
+		}
+		out = append(out, mix(mix(mix(k, uint64(n.tag)), n.role), t))
+	}
+	return out
+}
+
+var scratch = sync.Pool{New: func() any { s := make([]uint64, 0, 256); return &s }}
+
+// Verdicts of a node under a model.
+const (
+	outside = iota // in no content root: template
+	content        // under a content root
+	inert          // under a content root, in a region that repeats
+	repeats        // in no content root, in a region that repeats
+)
+
+// Print is the page's fingerprint under the model: its title, its JSON-LD,
+// and the text, links, images and microdata of its content.
+//
+// Which blocks are content: with Options.Main matched, those under it.
+// Else, under a model, those under one of its content roots and in no
+// region inside it that repeats; a region the model never saw is judged
+// by its nearest ancestor it knows (a new paragraph in an article is
+// content, a new entry in a menu is not). A page with no block under a
+// content root (a layout the model has not seen) counts what the
+// landmark rule counts and the model does not know to repeat. Under a
+// nil model, a page is judged by the landmark rule: everything but navigation,
+// headers, footers and sidebars (nav, aside, header and footer outside
+// an article, roles navigation, banner, contentinfo, complementary,
+// search), and, when the page has a <main> (or role=main), only what is
+// in it.
+func (m *Model) Print(p *Page) Print {
+	var pr printer
+	switch {
+	case p.main:
+		for i := range p.blocks {
+			b := &p.blocks[i]
+			if b.node >= 0 && p.nodes[b.node].flags&fMain != 0 {
+				pr.add(b)
+			}
+		}
+	case m == nil:
+		landmarkRule(p, &pr)
+	default:
+		sp := scratch.Get().(*[]uint64)
+		defer scratch.Put(sp)
+		st := m.judge(p, sp)
+		any := false
+		for i := range p.blocks {
+			if n := p.blocks[i].node; n >= 0 && st[n] != outside && st[n] != repeats {
+				any = true
+				break
+			}
+		}
+		for i := range p.blocks {
+			b := &p.blocks[i]
+			var v uint64 = outside
+			if b.node >= 0 {
+				v = st[b.node]
+			}
+			if v == content || !any && v != repeats && landmark(p, b) {
+				pr.add(b)
+			}
+		}
+	}
+	return pr.print(p)
+}
+
+func landmarkRule(p *Page, pr *printer) {
+	for i := range p.blocks {
+		if landmark(p, &p.blocks[i]) {
+			pr.add(&p.blocks[i])
+		}
+	}
+}
+
+// landmark reports whether the landmark rule counts a block.
+func landmark(p *Page, b *block) bool {
+	var f uint8
+	if b.node >= 0 {
+		f = p.nodes[b.node].flags
+	}
+	return f&fLandmark == 0 && (!p.landmk || f&fMainLM != 0)
+}
+
+// judge is the verdict of each of the page's nodes, in *sp (its keys
+// first, then reused for the verdicts). A page's content root is the
+// deepest instance of a root region: Hugo's list pages have their content
+// in the region around a post's, where a post has its breadcrumbs and
+// its previous and next links; each kind of page has its own.
+func (m *Model) judge(p *Page, sp *[]uint64) []uint64 {
+	ks := keys(p, &m.tokens, *sp)
+	n := len(p.nodes)
+	// Beyond the keys: a root's flag, then whether one is below.
+	for len(ks) < 2*n {
+		ks = append(ks, 0)
+	}
+	below := ks[n : 2*n]
+	clear(below)
+	for i := n - 1; i >= 0; i-- {
+		isRoot := m.roots.has(ks[i])
+		if par := p.nodes[i].parent; par >= 0 && (isRoot || below[i] != 0) {
+			below[par] = 1
+		}
+		if isRoot && below[i] == 0 {
+			below[i] = 2 // the root: no root below
+		}
+	}
+	for i, nd := range p.nodes {
+		v := uint64(outside)
+		if nd.parent >= 0 {
+			v = ks[nd.parent] // already a verdict: parents come first
+		}
+		k := ks[i]
+		switch v {
+		case outside, repeats:
+			if below[i] == 2 {
+				v = content
+			} else if v == outside && m.templates.has(k) {
+				v = repeats
+			}
+		case content:
+			if m.templates.has(k) {
+				v = inert
+			}
+		}
+		ks[i] = v
+	}
+	*sp = ks
+	return ks[:n]
+}
+
+// Known is how many of the page's blocks are in regions the model saw,
+// of how many: a page of a layout the model does not know, or a site
+// whose theme changed since it was learnt, has few. The caller may
+// extend the model (NewLearner(model)) or learn a new one; a nil model
+// knows none.
+func (m *Model) Known(p *Page) (known, total int) {
+	if m == nil {
+		return 0, len(p.blocks)
+	}
+	sp := scratch.Get().(*[]uint64)
+	defer scratch.Put(sp)
+	ks := keys(p, &m.tokens, *sp)
+	*sp = ks
+	for _, b := range p.blocks {
+		if b.node >= 0 && m.seen.has(ks[b.node]) {
+			known++
+		}
+	}
+	return known, len(p.blocks)
+}
+
+// Pages is how many pages the model was learnt from (all its samples').
+func (m *Model) Pages() int {
+	if m == nil {
+		return 0
+	}
+	return m.pages
+}
+
+// Regions is how many regions the model saw, and of them how many are
+// content roots and how many repeat inside one: for logs.
+func (m *Model) Regions() (seen, roots, templates int) {
+	if m == nil {
+		return 0, 0, 0
+	}
+	return len(m.seen.keys), len(m.roots.keys), len(m.templates.keys)
+}
+
+// The stored form: "SIGM", a version byte, the page count, then the four
+// sets (tokens, roots, templates, seen), each as a count and its sorted
+// keys' deltas, all uvarints. The same model is always the same bytes.
+const (
+	magic   = "SIGM"
+	version = 1
+)
+
+// MarshalBinary is the model's stored form, for the caller's state
+// directory.
+func (m *Model) MarshalBinary() ([]byte, error) {
+	if m == nil {
+		return nil, errors.New("significant: no model to marshal")
+	}
+	n := len(m.tokens.keys) + len(m.roots.keys) + len(m.templates.keys) + len(m.seen.keys)
+	b := make([]byte, 0, 16+9*n)
+	b = append(b, magic...)
+	b = append(b, version)
+	b = binary.AppendUvarint(b, uint64(m.pages))
+	for _, s := range []*set{&m.tokens, &m.roots, &m.templates, &m.seen} {
+		b = binary.AppendUvarint(b, uint64(len(s.keys)))
+		var prev uint64
+		for _, k := range s.keys {
+			b = binary.AppendUvarint(b, k-prev)
+			prev = k
+		}
+	}
+	return b, nil
+}
+
+// UnmarshalBinary reads a model's stored form.
+func (m *Model) UnmarshalBinary(b []byte) error {
+	if len(b) < len(magic)+1 || string(b[:len(magic)]) != magic {
+		return errors.New("significant: not a stored model")
+	}
+	if b[len(magic)] != version {
+		return fmt.Errorf("significant: stored model of version %d, not %d", b[len(magic)], version)
+	}
+	b = b[len(magic)+1:]
+	next := func() (uint64, error) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, errors.New("significant: stored model truncated")
+		}
+		b = b[n:]
+		return v, nil
+	}
+	pages, err := next()
+	if err != nil {
+		return err
+	}
+	var sets [4]set
+	for i := range sets {
+		count, err := next()
+		if err != nil {
+			return err
+		}
+		if count > uint64(len(b)) {
+			return errors.New("significant: stored model truncated")
+		}
+		keys := make([]uint64, 0, count)
+		var prev uint64
+		for j := uint64(0); j < count; j++ {
+			d, err := next()
+			if err != nil {
+				return err
+			}
+			if j > 0 && d == 0 {
+				return errors.New("significant: stored model corrupt (keys out of order)")
+			}
+			prev += d
+			keys = append(keys, prev)
+		}
+		sets[i] = newSet(keys)
+	}
+	if len(b) != 0 {
+		return errors.New("significant: stored model has trailing bytes")
+	}
+	*m = Model{tokens: sets[0], roots: sets[1], templates: sets[2], seen: sets[3], pages: int(min(pages, 1<<31))}
+	return nil
+}
+
+// set is a set of keys (hashes): sorted, for its stored form, and an open
+// addressing table, for lookups of a few nanoseconds.
+type set struct {
+	keys  []uint64
+	table []uint64
+	mask  uint64
+}
+
+// newSet makes a set of keys, sorted and without duplicates.
+func newSet(keys []uint64) set {
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	s := set{keys: keys}
+	if len(keys) == 0 {
+		return s
+	}
+	size := 8
+	for size < 2*len(keys) {
+		size *= 2
+	}
+	s.table, s.mask = make([]uint64, size), uint64(size-1)
+	for _, k := range keys {
+		k = slot(k)
+		for i := k & s.mask; ; i = (i + 1) & s.mask {
+			if s.table[i] == 0 {
+				s.table[i] = k
+				break
+			}
+		}
+	}
+	return s
+}
+
+// slot is a key as the table holds it: never 0, which is an empty slot.
+func slot(k uint64) uint64 {
+	k = mix(k, 0x5851F42D4C957F2D)
+	if k == 0 {
+		k = 1
+	}
+	return k
+}
+
+func (s *set) has(k uint64) bool {
+	if s.table == nil {
+		return false
+	}
+	k = slot(k)
+	for i := k & s.mask; ; i = (i + 1) & s.mask {
+		switch s.table[i] {
+		case k:
+			return true
+		case 0:
+			return false
+		}
+	}
+}

@@ -1,0 +1,427 @@
+package significant
+
+import (
+	"bytes"
+	"sync"
+)
+
+// The reader is one pass of a byte scanner over the page, in the spirit of
+// internal/head's fast path: bytes.IndexByte to the next '<', tags split
+// into attributes by the HTML tokenizer's rules (names, '=', quotes, '/',
+// the first of a repeated key), comments, doctypes and bogus comments
+// ended where the tokenizer ends them, raw text (script, style, title,
+// textarea…) read to its end tag at once. It keeps a stack of open
+// elements with the few implied ends that matter to grouping text (a p
+// closed by a block, an li by the next li, cells and rows), and no tree:
+// what it keeps is the Page's nodes (block-level elements) and blocks.
+// golang.org/x/net/html's Tokenizer, measured on the same pages, was
+// several times slower and allocates per token; the tree builder more.
+
+// frame is an open element on the reader's stack.
+type frame struct {
+	name  uint64 // its lower-case name's hash, to match its end tag
+	id    uint8
+	kind  uint8
+	outer int32 // the reader's current node when it opened
+	node  bool  // it opened a node
+	skip  bool  // it opened a subtree that does not count
+	link  bool  // it opened a link
+}
+
+type reader struct {
+	src     []byte
+	opts    *Options
+	p       *Page
+	stack   []frame
+	cur     int32 // the current node, -1 for none
+	skip    int   // open frames that skip their subtree
+	foreign int   // open svg or math frames (self-closing tags count there)
+	head    bool  // a head frame is open
+
+	text, ltext textBuf // the current text run, the current link's text
+	sbuf        textBuf // scratch: a title, an alt text
+	link        int     // the open link's frame index, -1 for none
+	linkNode    int32
+	linkHref    uint64
+	href        string // the link's target, when tracing
+	titleSeen   bool
+	mainSeen    bool
+	at          attrs
+	url         urlBase
+	dec, tmp    []byte // scratch: decoded values, resolved URLs
+	lowName     [32]byte
+	states      [256]uint64 // class tokens' hashes known not to be state classes (| 1)
+}
+
+var readers = sync.Pool{New: func() any {
+	return &reader{stack: make([]frame, 0, 64), dec: make([]byte, 0, 256), tmp: make([]byte, 0, 256),
+		text: textBuf{b: make([]byte, 0, 1024)}, ltext: textBuf{b: make([]byte, 0, 128)},
+		sbuf: textBuf{b: make([]byte, 0, 128)}}
+}}
+
+// Read reads what a page says: its title, structured data and blocks (see
+// Page). It reads any bytes as a browser would read them as HTML, never
+// fails on markup, and keeps nothing of page. It is safe to call from
+// many goroutines at once. Its only error is ErrTooLarge.
+func Read(page []byte, opts Options) (*Page, error) {
+	if len(page) > Limit {
+		return nil, ErrTooLarge
+	}
+	r := readers.Get().(*reader)
+	defer readers.Put(r)
+	// A page of n bytes has some n/50 elements and n/40 blocks: sized once,
+	// its slices seldom grow.
+	p := &Page{
+		nodes:  make([]node, 0, 16+len(page)/80),
+		blocks: make([]block, 0, 16+len(page)/60),
+		toks:   make([]uint64, 0, 16+len(page)/80),
+	}
+	r.reset(page, &opts, p)
+	r.run()
+	// Whatever is still open ends with the page.
+	for len(r.stack) > 0 {
+		r.pop()
+	}
+	r.flush()
+	r.endLink()
+	r.src, r.opts, r.p = nil, nil, nil
+	return p, nil
+}
+
+func (r *reader) reset(src []byte, opts *Options, p *Page) {
+	r.src, r.opts, r.p = src, opts, p
+	r.stack = r.stack[:0]
+	r.cur, r.skip, r.foreign, r.head = -1, 0, 0, false
+	r.text.reset()
+	r.ltext.reset()
+	r.link = -1
+	r.titleSeen, r.mainSeen = false, false
+	r.url.set(opts.URL)
+}
+
+func (r *reader) run() {
+	src := r.src
+	i := 0
+	for i < len(src) {
+		j := bytes.IndexByte(src[i:], '<')
+		if j < 0 {
+			r.addText(src[i:])
+			return
+		}
+		if j > 0 {
+			r.addText(src[i : i+j])
+			i += j
+		}
+		// src[i] == '<'
+		if i+1 >= len(src) {
+			r.addText(src[i:])
+			return
+		}
+		c := src[i+1]
+		switch {
+		case isLetter(c):
+			i = r.startTag(i + 1)
+		case c == '/':
+			switch {
+			case i+2 < len(src) && isLetter(src[i+2]):
+				i = r.endTag(i + 2)
+			case i+2 < len(src) && src[i+2] == '>':
+				i += 3
+			case i+2 >= len(src):
+				r.addText(src[i:])
+				return
+			default:
+				i = bogusEnd(src, i+2)
+			}
+		case c == '!':
+			if bytes.HasPrefix(src[i+2:], []byte("--")) {
+				i = commentEnd(src, i+4)
+			} else {
+				i = bogusEnd(src, i+2)
+			}
+		case c == '?':
+			i = bogusEnd(src, i+1)
+		default:
+			r.addText(src[i : i+1])
+			i++
+		}
+	}
+}
+
+// nameHash is a lower-case tag name's hash, for matching end tags and
+// finding the tag.
+func nameHash(name []byte) uint64 { return fnv(name) }
+
+func (r *reader) startTag(i int) int {
+	name, i := r.tagName(i)
+	end, selfClosing := r.readAttrs(i)
+	if end < 0 {
+		return len(r.src)
+	}
+	nh := nameHash(name)
+	t := lookupTag(name, nh)
+	if r.foreign > 0 {
+		// Inside svg or math nothing counts, and a self-closing tag has
+		// no end tag to wait for.
+		if !selfClosing && t.kind&kVoid == 0 {
+			r.push(frame{name: nh, id: t.id, kind: t.kind, outer: r.cur})
+		}
+		return end
+	}
+	if r.head && t.kind&kInHead == 0 {
+		r.closeHead()
+	}
+	r.implied(t)
+	hidden := r.at.hidden || r.ignored(name)
+	switch {
+	case t.kind&kRaw != 0:
+		return r.rawText(name, t, end, hidden)
+	case t.id == tImg:
+		if r.skip == 0 && !hidden {
+			r.image()
+		}
+		return end
+	case t.id == tBr:
+		r.space()
+		return end
+	case t.id == tBase:
+		if len(r.av(aHref)) > 0 {
+			r.url.setBase(r.attr(r.av(aHref)), &r.tmp)
+		}
+		return end
+	}
+	if len(r.av(aItemprop)) > 0 && r.skip == 0 && !hidden {
+		r.microdata()
+	}
+	if t.kind&kVoid != 0 {
+		if t.kind&kBlock != 0 { // hr: a boundary between texts
+			r.flush()
+		}
+		return end
+	}
+	if (t.id == tSvg || t.id == tMath) && selfClosing {
+		return end
+	}
+	f := frame{name: nh, id: t.id, kind: t.kind, outer: r.cur}
+	if hidden || t.kind&kSkip != 0 {
+		f.skip = true
+		r.skip++
+		if t.id == tSvg || t.id == tMath {
+			r.foreign++
+		}
+		r.push(f)
+		return end
+	}
+	isMain := !r.mainSeen && r.opts.Main.match(name, r.av(aID), r.av(aClass), r.av(aRole))
+	if (t.kind&kBlock != 0 || isMain) && r.skip == 0 {
+		r.openNode(t, name, isMain)
+		f.node = true
+	}
+	if t.id == tHead {
+		r.head = true
+	}
+	if t.id == tA && isLink(r.av(aHref)) && r.skip == 0 {
+		r.startLink()
+		f.link = true
+	}
+	r.push(f)
+	return end
+}
+
+// implied ends elements the HTML parser ends before this one starts.
+func (r *reader) implied(t tagInfo) {
+	switch {
+	case t.id == tLi:
+		r.closeUntil(func(f *frame) int {
+			if f.id == tLi {
+				return 1
+			}
+			if f.kind&kBlock != 0 && f.id != tP && !isDivLike(f) {
+				return -1
+			}
+			return 0
+		})
+	case t.id == tDt || t.id == tDd:
+		r.closeUntil(func(f *frame) int {
+			if f.id == tDt || f.id == tDd {
+				return 1
+			}
+			if f.kind&kBlock != 0 && f.id != tP && !isDivLike(f) {
+				return -1
+			}
+			return 0
+		})
+	case t.id == tTr:
+		r.closeUntil(func(f *frame) int {
+			if f.id == tTr {
+				return 1
+			}
+			if f.id == tTable {
+				return -1
+			}
+			return 0
+		})
+	case t.id == tTd || t.id == tTh:
+		r.closeUntil(func(f *frame) int {
+			if f.id == tTd || f.id == tTh {
+				return 1
+			}
+			if f.id == tTr || f.id == tTable {
+				return -1
+			}
+			return 0
+		})
+	case t.id == tOption:
+		if n := len(r.stack); n > 0 && r.stack[n-1].id == tOption {
+			r.pop()
+		}
+	case t.id == tA:
+		if k := r.link; k >= 0 {
+			for len(r.stack) > k {
+				r.pop()
+			}
+		}
+	case t.id == tH:
+		if n := len(r.stack); n > 0 && r.stack[n-1].id == tH {
+			r.pop()
+		}
+	}
+	if closesP(t) {
+		r.closeUntil(func(f *frame) int {
+			switch f.id {
+			case tP:
+				return 1
+			case tHTML, tTable, tTd, tTh, tTemplate, tButton:
+				return -1
+			}
+			if f.name == captionHash {
+				return -1
+			}
+			return 0
+		})
+	}
+}
+
+var captionHash = nameHash([]byte("caption"))
+
+func isDivLike(f *frame) bool {
+	return f.name == divHash || f.name == addressHash
+}
+
+var divHash, addressHash = nameHash([]byte("div")), nameHash([]byte("address"))
+
+// closeUntil walks the stack down: at a frame where stop says 1 it pops to
+// and with it, at -1 it gives up.
+func (r *reader) closeUntil(stop func(*frame) int) {
+	for k := len(r.stack) - 1; k >= 0; k-- {
+		switch stop(&r.stack[k]) {
+		case 1:
+			for len(r.stack) > k {
+				r.pop()
+			}
+			return
+		case -1:
+			return
+		}
+	}
+}
+
+func (r *reader) closeHead() {
+	for k := len(r.stack) - 1; k >= 0; k-- {
+		if r.stack[k].id == tHead {
+			for len(r.stack) > k {
+				r.pop()
+			}
+			break
+		}
+	}
+	r.head = false
+}
+
+func (r *reader) endTag(i int) int {
+	name, i := r.tagName(i)
+	end, _ := r.readAttrs(i)
+	if end < 0 {
+		return len(r.src)
+	}
+	h := nameHash(name)
+	t := lookupTag(name, h)
+	switch t.id {
+	case tBody, tHTML:
+		// The parser keeps body open: what follows is still its text.
+		return end
+	case tBr:
+		r.space()
+		return end
+	case tP:
+		// "</p>" with no p open is an empty p: a boundary all the same.
+		r.flush()
+		r.ltext.space = true
+	}
+	for k := len(r.stack) - 1; k >= 0; k-- {
+		f := &r.stack[k]
+		if f.name == h {
+			for len(r.stack) > k {
+				r.pop()
+			}
+			if t.id == tHead {
+				r.head = false
+			}
+			return end
+		}
+		// An inline end tag does not close past a block (the parser's
+		// "special" elements), nor anything past svg or math.
+		if (t.kind&kBlock == 0 && f.kind&kBlock != 0) || f.id == tSvg || f.id == tMath {
+			return end
+		}
+	}
+	return end
+}
+
+// maxDepth is the deepest the reader nests elements, as Blink's parser
+// does (512): below it, a start tag opens nothing, and its content is its
+// parent's. It keeps the work per tag bounded on pathological input.
+const maxDepth = 512
+
+func (r *reader) push(f frame) {
+	if len(r.stack) >= maxDepth {
+		if f.skip {
+			r.skip--
+			if f.id == tSvg || f.id == tMath {
+				r.foreign--
+			}
+		}
+		if f.link {
+			r.endLink()
+		}
+		if f.node {
+			r.flush()
+			r.cur = f.outer
+		}
+		return
+	}
+	r.stack = append(r.stack, f)
+}
+
+func (r *reader) pop() {
+	n := len(r.stack) - 1
+	f := r.stack[n]
+	r.stack = r.stack[:n]
+	if f.link {
+		r.endLink()
+	}
+	if f.node {
+		r.flush()
+		r.ltext.space = true
+		r.cur = f.outer
+	}
+	if f.skip {
+		r.skip--
+		if f.id == tSvg || f.id == tMath {
+			r.foreign--
+		}
+	}
+	if f.id == tHead {
+		r.head = false
+	}
+}
