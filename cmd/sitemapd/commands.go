@@ -55,6 +55,13 @@ func init() {
 			about: "Ask the running daemon's /healthz (on the configuration's listen address): exit 0\n" +
 				"when it answers 200, 1 otherwise, saying why (a container's HEALTHCHECK).",
 			flags: func(fs *flag.FlagSet) { new(healthFlags).define(fs) }, run: cmdHealth},
+		{name: "status", synopsis: "[-config FILE] [-site NAME] [-timeout D]", config: true,
+			about: "Print the running daemon's status page as text (/status?format=text, on the\n" +
+				"configuration's listen address): health, URLs listed, pages left out, what each\n" +
+				"search engine is owed and how it last answered, recent publishes and submissions.\n\n" +
+				"Exit status: 0 printed; 1 no answer, or listen is not set; 2 bad usage or an\n" +
+				"invalid configuration.",
+			flags: func(fs *flag.FlagSet) { new(statusFlags).define(fs) }, run: cmdStatus},
 		{name: "version", about: "Print the version, the commit it was built from and the Go version.", run: cmdVersion},
 		{name: "help", synopsis: "[COMMAND]", about: "Print the usage, or a command's.", run: cmdHelp},
 	}

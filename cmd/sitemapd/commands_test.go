@@ -66,14 +66,14 @@ func TestUnknownCommand(t *testing.T) {
 	for typo, want := range map[string]string{
 		"biuld": "build", "bulid": "build", "buidl": "build", "bild": "build", "Build": "build",
 		"chekc": "check", "chek": "check", "rnu": "run", "pign": "ping", "verison": "version",
-		"versoin": "version", "helth": "health", "healht": "health", "vers": "version",
+		"versoin": "version", "helth": "health", "healht": "health", "vers": "version", "stauts": "status",
 	} {
 		code, out, stderr := runCLI(typo)
 		if code != ExitUsage || out != "" || !strings.Contains(stderr, `unknown command "`+typo+`": did you mean "`+want+`"?`) {
 			t.Errorf("%s: exit %d, stderr %q; want %q suggested", typo, code, stderr, want)
 		}
 	}
-	for _, far := range []string{"frobnicate", "x", "deploy", "status"} {
+	for _, far := range []string{"frobnicate", "x", "deploy", "report"} {
 		if code, _, stderr := runCLI(far); code != ExitUsage || strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "usage:") {
 			t.Errorf("%s: exit %d, stderr %q; want no suggestion and the usage", far, code, stderr)
 		}

@@ -10,6 +10,11 @@
 // added sites, stopping removed ones and handing changed ones their new
 // configuration on reload, while a site whose new configuration is invalid
 // keeps its last valid one.
+//
+// Each site keeps a status.History of its publishes and its notifier's
+// requests in its state directory, and the status page (/status, beside
+// /healthz and /metrics) is a Snapshot of what the daemon knows of each
+// site, taken per request (statuspage.go).
 package daemon
 
 import (
@@ -32,6 +37,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
+	"github.com/sitemapd/sitemapd/internal/status"
 	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
@@ -196,6 +202,8 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer d.mux.Close()
 	d.watchConfig(proc.Include)
 	defer func() { d.unwatchConfig() }()
+	// Mounted whether or not a listener serves it: Handler serves it too.
+	d.metrics.Load().Mount("/status", status.NewHandler(statusSource{d}, d.log))
 	if proc.Listen != "" {
 		// Bound once: a new listen address takes a restart.
 		if err := d.metrics.Load().Serve(ctx, proc.Listen, d.log); err != nil {
@@ -427,7 +435,8 @@ func (d *Daemon) lifecycle(f func(Lifecycle)) {
 	}
 }
 
-// Handler serves /healthz and /metrics (tests use it without a listener).
+// Handler serves /healthz, /metrics and, once Run has started, /status
+// (tests use it without a listener).
 func (d *Daemon) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.metrics.Load().Handler().ServeHTTP(w, r)

@@ -117,6 +117,7 @@ func (ss *session) open(ctx context.Context) error {
 	var stopURLFiles func()
 	ss.urlFiles, stopURLFiles = watchURLFiles(ctx, d.mux.Source(), eng.URLFiles(), ss.cfg.Watch.Settle, ss.cfg.Watch.MaxDelay, s.log)
 	ss.onClose(stopURLFiles)
+	ss.openHistory()
 	if err := ss.startNotifier(ctx); err != nil {
 		return err
 	}
@@ -158,15 +159,23 @@ func (ss *session) startWatch(ctx context.Context) error {
 
 // startNotifier starts the notifier. It holds the state directory while
 // this configuration serves; its runs stop (requests canceled, nothing
-// owed lost) first.
+// owed lost) first. Each request it makes goes in the status page's
+// history.
 func (ss *session) startNotifier(ctx context.Context) error {
 	s, d := ss.s, ss.d
-	notifier, err := ping.New(ss.cfg, s.log, ping.WithVersion(d.opts.Version), ping.WithPublishedBefore(pagestore.Exists(ss.cfg.StateDir)))
+	s.mu.Lock()
+	hist := s.page.hist
+	s.mu.Unlock()
+	notifier, err := ping.New(ss.cfg, s.log, ping.WithVersion(d.opts.Version), ping.WithPublishedBefore(pagestore.Exists(ss.cfg.StateDir)),
+		ping.WithObserver(hist.submission))
 	if err != nil {
 		return err
 	}
 	ss.onClose(func() { notifier.Close() })
 	ss.notifier, ss.led.notifier = notifier, notifier
+	s.mu.Lock()
+	s.page.notifier = notifier
+	s.mu.Unlock()
 	d.keeper.beat()
 	nctx, stopNotify := context.WithCancel(ctx)
 	notifyDone := make(chan error, 1)

@@ -56,6 +56,7 @@ type runner struct {
 	groups  int     // what the status line says is published
 	urls    int
 	refused string // why the shrink guard refuses the last full build, "" if it does not
+	page    pageState
 }
 
 func (s *runner) setRefused(why string) {
@@ -174,11 +175,12 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 		return false
 	}
 	if rep != nil {
-		_, urls := eng.Listed()
+		groups, urls := eng.Listed()
 		s.rec.Published(why.String(), rep.Duration, urls, err)
 		if why.Full() {
 			s.rec.LeftOut(rep.LeftOut)
 		}
+		s.recordPublish(why, rep, groups, urls, err)
 	}
 	var refused *build.ShrinkError
 	switch {

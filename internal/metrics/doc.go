@@ -11,4 +11,7 @@
 // with site="NAME", and /healthz answers for all of them (any site not ok
 // makes it 503, naming the site) or, given ?site=NAME, for one. A process
 // serving one site (New) keeps the names and labels it always had.
+//
+// Mount adds a handler to the same listener: the daemon's /status page,
+// served to whoever may ask /healthz.
 package metrics

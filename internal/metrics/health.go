@@ -146,7 +146,8 @@ func relative(s string, roots []string) string {
 	return s
 }
 
-// Handler serves /healthz (?site=NAME: one site's) and /metrics.
+// Handler serves /healthz (?site=NAME: one site's), /metrics and what is
+// mounted.
 func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -162,5 +163,10 @@ func (m *Metrics) Handler() http.Handler {
 		json.NewEncoder(w).Encode(body)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	m.mu.Lock()
+	for _, r := range m.mounted {
+		mux.Handle(r.pattern, r.h)
+	}
+	m.mu.Unlock()
 	return mux
 }

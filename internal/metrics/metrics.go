@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
-
+	"strings"
 	"sync"
 	"time"
 
@@ -56,9 +56,16 @@ type Metrics struct {
 	// the per-site series are.
 	descs map[metric]*prometheus.Desc
 
-	mu    sync.Mutex
-	sites map[string]*Site
-	order []string // site names in the order they were added
+	mu      sync.Mutex
+	sites   map[string]*Site
+	order   []string // site names in the order they were added
+	mounted []route  // Mount's, served beside /healthz and /metrics
+}
+
+// route is a handler mounted on the listener.
+type route struct {
+	pattern string
+	h       http.Handler
 }
 
 // Site records what the daemon does for one site. A nil *Site records
@@ -228,6 +235,17 @@ func (s *Site) LeftOut(t tree.Tally) {
 	}
 }
 
+// Mount serves h at pattern (an http.ServeMux pattern) beside /healthz and
+// /metrics, on the same listener and to the same clients: the status page
+// is the daemon's, not this package's, and is mounted here so that
+// `listen` stays one address. Mount before Serve; Handler serves what is
+// mounted when it is called.
+func (m *Metrics) Mount(pattern string, h http.Handler) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mounted = append(m.mounted, route{pattern, h})
+}
+
 // Serve listens on addr until ctx is done. The listener is bound before it
 // returns, so a bad address is reported at once.
 func (m *Metrics) Serve(ctx context.Context, addr string, log *zap.Logger) error {
@@ -247,7 +265,13 @@ func (m *Metrics) Serve(ctx context.Context, addr string, log *zap.Logger) error
 			log.Error("health and metrics listener stopped", zap.Error(err))
 		}
 	}()
-	log.Info("serving /healthz and /metrics", zap.String("listen", ln.Addr().String()))
+	paths := []string{"/healthz", "/metrics"}
+	m.mu.Lock()
+	for _, r := range m.mounted {
+		paths = append(paths, r.pattern)
+	}
+	m.mu.Unlock()
+	log.Info("serving "+strings.Join(paths, ", "), zap.String("listen", ln.Addr().String()))
 	return nil
 }
 

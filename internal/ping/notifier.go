@@ -18,6 +18,10 @@
 // the key and URLs go nowhere the configuration does not name. An
 // endpoint URL is only ever shown as redact.URL shows it, since it may
 // carry credentials.
+//
+// Stats counts each endpoint's requests and says when it is tried next;
+// an observer (WithObserver) is told of every request, for the daemon's
+// status page.
 package ping
 
 import (
@@ -56,6 +60,13 @@ type Stats struct {
 	// FailingSince is when the requests that have failed since the last
 	// success began failing; zero after a success, or before any failure.
 	FailingSince time.Time
+	// LastAttempt is when the last request was answered or failed; zero
+	// before the first.
+	LastAttempt time.Time
+	// NextTry is when the schedule next runs the endpoint's job with
+	// something to send: zero while nothing is owed, when the endpoint is
+	// gone, or when Run is not running (then nothing is scheduled).
+	NextTry time.Time
 }
 
 // failed notes a failed request.
@@ -74,6 +85,7 @@ type endpoint struct {
 	owed  map[string]uint64 // URL -> generation at which it was last owed
 	gone  string            // endpoint URL that answered 404/410, or ""
 	stats Stats
+	job   cron.EntryID // its job while Run runs
 }
 
 // Notifier owes and sends notifications. Note is safe to call while a run
@@ -92,8 +104,10 @@ type Notifier struct {
 	gen   uint64
 	fresh bool // no state file existed: this site was never notified
 	rnd   *rand.Rand
+	cron  *cron.Cron // while Run runs, for Stats' NextTry; nil otherwise
 
-	publishedBefore bool // WithPublishedBefore
+	publishedBefore bool          // WithPublishedBefore
+	observe         func(Attempt) // WithObserver; nil for none
 }
 
 // Option adjusts a Notifier.
@@ -291,12 +305,28 @@ func (n *Notifier) saveLocked() error {
 // Stats returns every endpoint's counters.
 func (n *Notifier) Stats() []Stats {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	out := make([]Stats, len(n.eps))
+	jobs := make([]cron.EntryID, len(n.eps))
 	for i, ep := range n.eps {
 		out[i] = ep.stats
 		out[i].Owed = len(ep.owed)
 		out[i].Gone = ep.gone != ""
+		jobs[i] = ep.job
+	}
+	c := n.cron
+	// Unlocked: cron answers from its own goroutine.
+	n.mu.Unlock()
+	if c == nil {
+		return out
+	}
+	for i := range out {
+		if !out[i].Gone && out[i].Owed > 0 {
+			// The job's next turn, as cron has it (an @every schedule
+			// counts from its last turn, not from now). A run still going
+			// then skips that turn (SkipIfStillRunning), which this does
+			// not foresee.
+			out[i].NextTry = c.Entry(jobs[i]).Next
+		}
 	}
 	return out
 }
@@ -318,12 +348,18 @@ func (n *Notifier) Run(ctx context.Context) error {
 	// Recover must sit inside SkipIfStillRunning: a panic through the
 	// latter never gives back its token, and the job would never run again.
 	c := cron.New(cron.WithChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)), cron.WithLogger(cl))
+	n.mu.Lock()
 	for _, ep := range n.eps {
-		c.Schedule(sched, cron.FuncJob(func() { n.send(ctx, ep) }))
+		ep.job = c.Schedule(sched, cron.FuncJob(func() { n.send(ctx, ep) }))
 	}
+	n.cron = c
+	n.mu.Unlock()
 	c.Start()
 	<-ctx.Done()
 	<-c.Stop().Done()
+	n.mu.Lock()
+	n.cron = nil
+	n.mu.Unlock()
 	return nil
 }
 

@@ -115,7 +115,7 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 		if err != nil {
 			return total, err
 		}
-		status, resp, err := n.do(ctx, ep, func(ctx context.Context) (*http.Request, error) {
+		status, resp, err := n.do(ctx, ep, len(batch), func(ctx context.Context) (*http.Request, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.cfg.URL, bytes.NewReader(body))
 			if err == nil {
 				req.Header.Set("Content-Type", "application/json; charset=utf-8")
@@ -177,7 +177,7 @@ func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, ge
 	for _, index := range urls {
 		target := pingURL(ep.cfg.URL, index)
 		// The index URL is the site's own and public: errors may show it.
-		status, resp, err := n.do(ctx, ep, func(ctx context.Context) (*http.Request, error) {
+		status, resp, err := n.do(ctx, ep, 1, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 		}, index)
 		switch {
@@ -213,10 +213,11 @@ func (n *Notifier) markGone(ep *endpoint, status int) {
 	}
 }
 
-// do makes one request, retrying what is worth retrying. It returns the
-// last response's status and (capped) body, or the last transport error,
-// its URL shown as redact.URL shows it, values in public left as they are.
-func (n *Notifier) do(ctx context.Context, ep *endpoint, newReq func(context.Context) (*http.Request, error), public ...string) (int, []byte, error) {
+// do makes one request, carrying urls URLs, retrying what is worth
+// retrying. It returns the last response's status and (capped) body, or
+// the last transport error, its URL shown as redact.URL shows it, values
+// in public left as they are.
+func (n *Notifier) do(ctx context.Context, ep *endpoint, urls int, newReq func(context.Context) (*http.Request, error), public ...string) (int, []byte, error) {
 	for attempt := 1; ; attempt++ {
 		req, err := newReq(ctx)
 		if err != nil {
@@ -224,6 +225,7 @@ func (n *Notifier) do(ctx context.Context, ep *endpoint, newReq func(context.Con
 		}
 		req.Header.Set("User-Agent", n.ua)
 		status, body, wait, err := n.exchange(ep, req, public)
+		n.observed(ep, urls, status, err)
 		if err == nil && !retryable(status) {
 			return status, body, nil
 		}
@@ -274,6 +276,7 @@ func (n *Notifier) exchange(ep *endpoint, req *http.Request, public []string) (s
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	ep.stats.Attempts++
+	ep.stats.LastAttempt = time.Now()
 	if err != nil {
 		if resp != nil {
 			ep.stats.LastStatus = resp.StatusCode // a redirect not followed

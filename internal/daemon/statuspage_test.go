@@ -1,0 +1,149 @@
+package daemon
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/status"
+)
+
+// statusKey and statusToken are the IndexNow key and a secret in the
+// endpoint's URL: neither may show on the status page.
+const (
+	statusKey   = "statuspagekey0042"
+	statusToken = "s3cr3t-t0ken-9481"
+)
+
+// TestStatusPage runs a daemon listening on 127.0.0.1 with an IndexNow
+// receiver there too, through a few publishes and a submission; /status
+// and /status?format=text then show the URLs listed, the publishes, and
+// the submission with its HTTP status; neither shows the test's
+// directories, the key or the secret in the endpoint's URL.
+func TestStatusPage(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			URLList []string `json:"urlList"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		got = append(got, body.URLList...)
+		mu.Unlock()
+	}))
+	defer rcv.Close()
+	received := func(u string) bool { mu.Lock(); defer mu.Unlock(); return slices.Contains(got, u) }
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	h := start(t, fmt.Sprintf("listen: %s\nnotify: {schedule: \"@every 1s\", attempts: 1, endpoints: [{name: receiver, kind: indexnow, url: %q, key: %s}]}\n",
+		addr, rcv.URL+"/indexnow?token="+statusToken, statusKey))
+	h.write("blog/a.html")
+	h.write("blog/b.html")
+	h.sync()
+	h.waitFor("blog/a.html submitted", func() bool { return received("https://static.test/blog/a.html") })
+
+	get := func(target string) (int, http.Header, string) {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	// The submission is recorded once its answer is read, which may be a
+	// moment after the receiver has the URLs.
+	var text string
+	h.waitFor("/status to show the submission", func() bool {
+		_, _, text = get("/status?format=text")
+		return strings.Contains(text, "recent submissions") && strings.Contains(text[strings.Index(text, "recent submissions"):], "receiver")
+	})
+	code, hd, page := get("/status")
+	if code != http.StatusOK || !strings.HasPrefix(hd.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /status: %d %s", code, hd.Get("Content-Type"))
+	}
+	for _, want := range []string{
+		"https://static.test/",
+		"health: ok",
+		"listed: 3 URLs in 2 sitemaps", // index.html, blog/a.html, blog/b.html in / and /blog/
+		"owed to search engines: 0 URLs",
+		"receiver  http://127.0.0.1:",
+		"last answer HTTP 200",
+		"initial build",
+		"change",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	sub := text[strings.Index(text, "recent submissions"):]
+	if !strings.Contains(sub, "receiver") || !strings.Contains(sub, "HTTP 200") {
+		t.Errorf("no submission answered HTTP 200:\n%s", sub)
+	}
+	for _, want := range []string{"receiver", "HTTP 200", "initial build", "https://static.test/"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for name, body := range map[string]string{"text": text, "page": page} {
+		for _, secret := range []string{h.dir, statusKey, statusToken} {
+			if strings.Contains(body, secret) {
+				t.Errorf("the %s shows %q", name, secret)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "state", status.FileName)); err != nil {
+		t.Errorf("no history in state_dir: %v", err)
+	}
+	if code, _, _ := get("/status?site=other"); code != http.StatusNotFound {
+		t.Errorf("GET /status?site=other: %d, want 404", code)
+	}
+	// The history outlives the daemon: a restart shows the publishes so far.
+	h.stop()
+	h.run()
+	_, _, text = get("/status?format=text")
+	if !strings.Contains(text, "HTTP 200") || strings.Count(text, "initial build") < 2 {
+		t.Errorf("after a restart, the history is lost:\n%s", text)
+	}
+}
+
+// TestStatusWithoutHistory: a history that cannot be opened (its state
+// directory cannot be made) is logged, records nothing and shows an empty
+// activity; it stops nothing.
+func TestStatusWithoutHistory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	core, logs := observer.New(zap.InfoLevel)
+	hist := openHistory(filepath.Join(file, "state"), zap.New(core))
+	if hist != nil {
+		t.Fatal("a history opened under a regular file")
+	}
+	if logs.FilterMessageSnippet("history cannot be opened").Len() != 1 {
+		t.Errorf("not logged: %v", logs.All())
+	}
+	hist.publish(status.Publish{Trigger: "change"})
+	hist.submission(ping.Attempt{Endpoint: "e", URLs: 1, Status: 200})
+	if a := hist.activity(); len(a.Publishes)+len(a.Submissions) != 0 {
+		t.Errorf("activity %+v", a)
+	}
+	hist.close()
+}
