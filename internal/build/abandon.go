@@ -27,7 +27,7 @@ func (e *OutputReplacedError) Error() string {
 // longer the one its path names.
 func (e *Engine) checkOutput() error {
 	if e.pub.Replaced() {
-		return &OutputReplacedError{Dir: e.outDir}
+		return &OutputReplacedError{Dir: e.opts.outDir}
 	}
 	return nil
 }
@@ -36,7 +36,7 @@ func (e *Engine) checkOutput() error {
 // function before any of its files lands. What it hands may be more than
 // lands (a group whose files fail), never less.
 func (e *Engine) writeAhead(r *run) error {
-	if e.owe == nil || e.dry != nil {
+	if e.opts.owe == nil || !e.out.lands() {
 		return nil
 	}
 	var owed tree.Changes
@@ -49,21 +49,20 @@ func (e *Engine) writeAhead(r *run) error {
 	if owed.Empty() && !files {
 		return nil
 	}
-	return e.owe(owed, files)
+	return e.opts.owe(owed, files)
 }
 
 // notRecorded abandons a publish whose changes could not be recorded as
 // owed (the ledger cannot be saved: a full or read-only state_dir). Its
 // files must not land: after a crash, the restart would find the pages
 // already published and owe nothing, and search engines would never be
-// told. The old files stay, the engine's state is put back as it was, and
-// every group the run staged, or found gone, is marked failed, so that the
+// told. The old files stay, the engine's model of what is published stays
+// as it was (a run's groups are taken only at the commit), and every group the run staged, or found gone, is marked failed, so that the
 // daemon retries them (with its backoff) until the ledger can be saved.
 func (e *Engine) notRecorded(r *run, err error) (*Report, error) {
 	e.abort(r)
-	e.restore(r)
 	e.failRun(r)
-	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)},
+	return &Report{LeftOut: r.left.Tally, Duration: e.opts.now().Sub(r.start)},
 		fmt.Errorf("nothing published, the old sitemaps stay: what search engines are owed could not be recorded first: %w", err)
 }
 
@@ -73,27 +72,27 @@ func (e *Engine) notRecorded(r *run, err error) (*Report, error) {
 func (e *Engine) failRun(r *run) {
 	failed := slices.Collect(maps.Keys(r.staged))
 	if r.full {
-		if e.mem != nil {
-			e.mem.Groups(func(dir string) {
+		if e.model.mem != nil {
+			e.model.mem.Groups(func(dir string) {
 				if !r.seen[dir] {
 					failed = append(failed, dir)
 				}
 			})
 		}
-		for dir := range e.groups {
+		for dir := range e.model.groups {
 			if !r.seen[dir] {
 				failed = append(failed, dir)
 			}
 		}
 		if e.pages.old != nil {
 			e.pages.old.Each(func(dir string, _ *tree.Listing) {
-				if g := e.depth.GroupOf(dir); !r.seen[g] {
+				if g := e.opts.depth.GroupOf(dir); !r.seen[g] {
 					failed = append(failed, g)
 				}
 			})
 		}
 	}
 	for _, dir := range failed {
-		e.state(dir).failed = true
+		e.model.state(dir).failed = true
 	}
 }

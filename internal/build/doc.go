@@ -21,6 +21,16 @@
 //     (sitemaps carry a marker; text sitemaps are in a record, package
 //     textrecord; key files hold the key).
 //
+// The Engine coordinates a publish (a run); its state is its owners',
+// each a type with its own methods: published, the model of what is
+// published, which takes a run's staged group states only at its commit
+// (so a refused or failed publish has nothing to put back); sink, where
+// files go (writer, or dryRun for WithDryRun, a second implementation
+// rather than a branch of the write path); pageCache, the page store and
+// groups record; extras, the URL files and apps' sitemaps; progress, read
+// by other goroutines; options, fixed at New. shape_test.go bounds the
+// Engine so that it stays a coordinator.
+//
 // Limits: a group is the unit of failure, so a group that cannot be read
 // or written keeps its published sitemap until it can, and is listed by
 // Failed for a retry. An Engine is used by one goroutine at a time.

@@ -14,20 +14,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
 )
-
-// WithDryRun makes the engine plan instead of publish (`sitemapd build
-// -dry-run`): a publish runs every step it would (the walk, the
-// encoding, each file compared with what is on disk, the ownership
-// checks, the shrink guard), and its Report says what it would write and
-// remove, but nothing is created, written, renamed or removed: no sitemap,
-// no temp file, no directory, not the page store, the record of text
-// sitemaps or robots.txt, and state_dir is not created. Plan details
-// what the last publish would have done. A dry run is not notified
-// (WithWriteAhead's function is not called).
-func WithDryRun() Option { return func(e *Engine) { e.dry = &dryRun{} } }
 
 // Action is what a publish would do to one file.
 type Action int
@@ -67,31 +57,43 @@ type Plan struct {
 	PageStore string
 }
 
-// dryRun is what a dry run collects as the publish runs.
+// dryRun is the sink of a dry run: each write checked as the writer
+// would make it (ownership, bytes, a directory to write in), and noted in
+// a plan instead.
 type dryRun struct {
+	pub      *publish.Publisher
+	outDir   string // the output root
+	separate bool   // the output tree is not the document root: its directories are created
+	textName string // text sitemaps' name (config.TextName)
+	now      func() time.Time
+
+	// The plan of the last publish; files is nil before the first.
 	files     map[string]PlannedFile
 	when      map[string]time.Time // files it would write, and when
 	groups    map[string]PlannedGroup
 	unchanged int
-	pageStore string
+	store     string          // the page store it would write whole
 	text      bool            // a text sitemap would be written or removed
 	textNames map[string]bool // the names the record listed before
 }
 
-// reset starts the plan of a publish.
-func (d *dryRun) reset(e *Engine) {
-	*d = dryRun{files: map[string]PlannedFile{}, when: map[string]time.Time{}, groups: map[string]PlannedGroup{}, textNames: map[string]bool{}}
-	e.text.Names(func(n string) { d.textNames[n] = true })
+func newDryRun(cfg *config.Config, pub *publish.Publisher, now func() time.Time) *dryRun {
+	return &dryRun{pub: pub, outDir: cfg.OutputRoot(), separate: cfg.OutputRoot() != cfg.Root, textName: cfg.TextName(), now: now}
 }
 
-// Plan returns what the last publish of a dry run would have done (nil
-// without WithDryRun, or before a publish).
-func (e *Engine) Plan() *Plan {
-	d := e.dry
-	if d == nil || d.files == nil {
+// begin starts the plan of a publish.
+func (d *dryRun) begin(text *textrecord.Record) {
+	d.files, d.when, d.groups = map[string]PlannedFile{}, map[string]time.Time{}, map[string]PlannedGroup{}
+	d.unchanged, d.store, d.text, d.textNames = 0, "", false, map[string]bool{}
+	text.Names(func(n string) { d.textNames[n] = true })
+}
+
+// plan returns what the last publish would have done (nil before one).
+func (d *dryRun) plan() *Plan {
+	if d.files == nil {
 		return nil
 	}
-	p := &Plan{Unchanged: d.unchanged, PageStore: d.pageStore}
+	p := &Plan{Unchanged: d.unchanged, PageStore: d.store}
 	for _, dir := range slices.Sorted(maps.Keys(d.groups)) {
 		p.Groups = append(p.Groups, d.groups[dir])
 	}
@@ -101,34 +103,26 @@ func (e *Engine) Plan() *Plan {
 	return p
 }
 
-// refuse drops the files planned: the shrink guard refused the publish,
+// refused drops the files planned: the shrink guard refused the publish,
 // and none of them would land.
-func (d *dryRun) refuse() {
+func (d *dryRun) refused() {
 	clear(d.files)
-	d.unchanged, d.pageStore, d.text = 0, "", false
+	d.unchanged, d.store, d.text = 0, "", false
 }
 
 func (d *dryRun) note(name string, a Action, err error) {
 	d.files[name] = PlannedFile{Name: name, Action: a, Err: err}
 }
 
-// group notes a group the publish would write.
-func (d *dryRun) group(dir string, urls int, names []string) {
+// planGroup notes a group the publish would write.
+func (d *dryRun) planGroup(dir string, urls int, names []string) {
 	d.groups[dir] = PlannedGroup{Dir: dir, URLs: urls, Sitemaps: slices.Clone(names)}
 }
 
-// stage is Batch.PutMode (Batch.Put for mode 0) for the engine: in a dry
-// run, it compares data with the file on disk and checks, as Put does,
-// that the file is ours and that it could be written, staging nothing.
-func (e *Engine) stage(batch *publish.Batch, name string, data []byte, mode fs.FileMode) (changed bool, err error) {
-	d := e.dry
-	switch {
-	case d == nil && mode == 0:
-		return batch.Put(name, data)
-	case d == nil:
-		return batch.PutMode(name, data, mode)
-	}
-	changed, err = e.dryPut(name, data)
+// stage compares data with the file on disk and checks, as Put does, that
+// the file is ours and that it could be written, staging nothing.
+func (d *dryRun) stage(_ *publish.Batch, name string, data []byte, _ fs.FileMode) (changed bool, err error) {
+	changed, err = d.put(name, data)
 	switch {
 	case err != nil:
 		d.note(name, Refuse, err)
@@ -137,35 +131,35 @@ func (e *Engine) stage(batch *publish.Batch, name string, data []byte, mode fs.F
 		return false, nil
 	default:
 		a := Replace
-		if _, serr := e.pub.Stat(name); errors.Is(serr, fs.ErrNotExist) {
+		if _, serr := d.pub.Stat(name); errors.Is(serr, fs.ErrNotExist) {
 			a = Create
 		}
 		d.note(name, a, nil)
-		d.when[name] = e.now()
+		d.when[name] = d.now()
 	}
-	if config.IsPartName(path.Base(name), e.cfg.TextName()) {
+	if config.IsPartName(path.Base(name), d.textName) {
 		d.text = d.text || changed
 	}
 	return changed, err
 }
 
-// dryPut tells what Batch.Put would do with data at name: whether it
+// put tells what Batch.Put would do with data at name: whether it
 // changes the file, or the error it would fail with.
-func (e *Engine) dryPut(name string, data []byte) (bool, error) {
-	same, err := e.pub.Check(name, data)
+func (d *dryRun) put(name string, data []byte) (bool, error) {
+	same, err := d.pub.Check(name, data)
 	if err != nil || same {
 		return false, err
 	}
-	return true, e.writable(path.Dir(name))
+	return true, d.writable(path.Dir(name))
 }
 
 // writable reports the error a temp file in dir would fail with: dir, or
 // the directory it would be made in, is missing or not writable.
-func (e *Engine) writable(dir string) error {
-	abs := filepath.Join(e.outDir, dir)
+func (d *dryRun) writable(dir string) error {
+	abs := filepath.Join(d.outDir, dir)
 	for p := abs; ; p = filepath.Dir(p) {
 		_, err := os.Stat(p)
-		if errors.Is(err, fs.ErrNotExist) && e.outDir != e.cfg.Root && p != e.outDir {
+		if errors.Is(err, fs.ErrNotExist) && d.separate && p != d.outDir {
 			continue // a separate output tree's directories are created
 		}
 		if err == nil {
@@ -178,67 +172,55 @@ func (e *Engine) writable(dir string) error {
 	}
 }
 
-// unlink is Publisher.Remove for the engine: in a dry run it only tells
-// whether the file is there and ours.
-func (e *Engine) unlink(name string) (bool, error) {
-	d := e.dry
-	if d == nil {
-		return e.pub.Remove(name)
-	}
-	if _, err := e.pub.Stat(name); errors.Is(err, fs.ErrNotExist) {
+// remove tells whether the file is there and ours, and could be removed.
+func (d *dryRun) remove(name string) (bool, error) {
+	if _, err := d.pub.Stat(name); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	if _, err := e.pub.Check(name, nil); err != nil {
+	if _, err := d.pub.Check(name, nil); err != nil {
 		return false, err
 	}
-	if err := unix.Access(filepath.Dir(filepath.Join(e.outDir, name)), unix.W_OK|unix.X_OK); err != nil {
-		return false, fmt.Errorf("remove %s: %w", filepath.Join(e.outDir, name), err)
+	if err := unix.Access(filepath.Dir(filepath.Join(d.outDir, name)), unix.W_OK|unix.X_OK); err != nil {
+		return false, fmt.Errorf("remove %s: %w", filepath.Join(d.outDir, name), err)
 	}
 	d.note(name, Remove, nil)
-	if config.IsPartName(path.Base(name), e.cfg.TextName()) {
+	if config.IsPartName(path.Base(name), d.textName) {
 		d.text = true
 	}
 	return true, nil
 }
 
-// removeTemp is Publisher.RemoveTemp for the engine; a dry run notes the
-// temp files it would remove.
-func (e *Engine) removeTemp(name string, before time.Time) error {
-	if e.dry == nil {
-		return e.pub.RemoveTemp(name, before)
-	}
-	if st, err := e.pub.Stat(name); err == nil && publish.IsTemp(path.Base(name)) && st.Mode().IsRegular() && st.ModTime().Before(before) {
-		e.dry.note(name, Clean, nil)
+// removeTemp notes the temp files the writer would remove.
+func (d *dryRun) removeTemp(name string, before time.Time) error {
+	if st, err := d.pub.Stat(name); err == nil && publish.IsTemp(path.Base(name)) && st.Mode().IsRegular() && st.ModTime().Before(before) {
+		d.note(name, Clean, nil)
 	}
 	return nil
 }
 
-// modTime is the mtime of an output file as the index lists it: in a dry
-// run, a file it would write has the time it would be written.
-func (e *Engine) modTime(name string) (time.Time, error) {
-	if e.dry != nil {
-		if t, ok := e.dry.when[name]; ok {
-			return t, nil
-		}
+// modTime is the mtime of an output file as the index lists it: a file
+// it would write has the time it would be written.
+func (d *dryRun) modTime(name string) (time.Time, error) {
+	if t, ok := d.when[name]; ok {
+		return t, nil
 	}
-	return e.pub.ModTime(name)
+	return d.pub.ModTime(name)
 }
 
-// saveText saves the record of text sitemaps; a dry run notes whether it
-// would change: when a text sitemap would be written or removed, or the
-// record would list other names.
-func (e *Engine) saveText() error {
-	d := e.dry
-	if d == nil {
-		return e.text.Save()
-	}
+// prepareText writes nothing: the record is noted by saveText.
+func (d *dryRun) prepareText(*textrecord.Record) ([]string, error) { return nil, nil }
+
+// saveText notes whether the record of text sitemaps would change: when a
+// text sitemap would be written or removed, or the record would list
+// other names.
+func (d *dryRun) saveText(text *textrecord.Record) error {
 	names := map[string]bool{}
-	e.text.Names(func(n string) { names[n] = true })
+	text.Names(func(n string) { names[n] = true })
 	if !d.text && maps.Equal(names, d.textNames) {
 		return nil
 	}
 	a := Replace
-	if _, err := e.pub.Stat(textrecord.Name); errors.Is(err, fs.ErrNotExist) {
+	if _, err := d.pub.Stat(textrecord.Name); errors.Is(err, fs.ErrNotExist) {
 		if len(names) == 0 {
 			return nil // an empty record is not created
 		}
@@ -248,10 +230,19 @@ func (e *Engine) saveText() error {
 	return nil
 }
 
+// pageStore notes the store a build would write whole.
+func (d *dryRun) pageStore(path string, _ pagestore.Keys) (*pagestore.Writer, error) {
+	d.store = path
+	return nil, nil
+}
+
+// quarantine leaves a store that cannot be read where it is.
+func (d *dryRun) quarantine(string) (string, error) { return "", nil }
+
 // dryMTimeOnly is mtimeOnly without creating state_dir or writing in it:
 // whether it could be created, or written.
 func dryMTimeOnly(cfg *config.Config) string {
-	if cfg.Pages.LastModFrom != config.LastModContent {
+	if !cfg.Pages.LastModFrom.KeepsTimes() {
 		return ""
 	}
 	if cfg.StateDir == "" {
@@ -280,3 +271,5 @@ func dryMTimeOnly(cfg *config.Config) string {
 		}
 	}
 }
+
+func (d *dryRun) lands() bool { return false }

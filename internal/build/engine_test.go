@@ -213,7 +213,7 @@ func TestRebuildEqualsFullBuild(t *testing.T) {
 
 	var dirs []string
 	for _, d := range []string{"blog/2024", "docs", "old", "fresh", ""} {
-		dirs = append(dirs, e.depth.GroupOf(d))
+		dirs = append(dirs, e.opts.depth.GroupOf(d))
 	}
 	rep, err := e.Rebuild(context.Background(), dirs)
 	if err != nil {
@@ -278,7 +278,7 @@ func TestUnreadableGroupKeepsItsSitemap(t *testing.T) {
 		if eng == nil { // and after a restart, with no memory of the last build
 			eng, _ = newEngine(t, cfg)
 		}
-		eng.openDir = func(p string) (*os.File, error) {
+		eng.opts.openDir = func(p string) (*os.File, error) {
 			if p == deny {
 				return nil, &os.PathError{Op: "open", Path: p, Err: os.ErrPermission}
 			}
@@ -424,7 +424,7 @@ func TestDirectoryMovedWhilePublishing(t *testing.T) {
 	// Groups are published in order: a is staged when b is read, and c is
 	// moved just after it was opened for reading.
 	move := map[string]string{filepath.Join(root, "b"): "a", filepath.Join(root, "c"): "c"}
-	e.openDir = func(p string) (*os.File, error) {
+	e.opts.openDir = func(p string) (*os.File, error) {
 		f, err := os.Open(p)
 		if d, ok := move[p]; ok {
 			delete(move, p)
@@ -455,7 +455,7 @@ func TestDirectoryMovedWhilePublishing(t *testing.T) {
 	if got := e.Failed(); !slices.Equal(got, []string{"a", "c"}) {
 		t.Fatalf("Failed() = %v, want [a c]", got)
 	}
-	e.openDir = os.Open
+	e.opts.openDir = os.Open
 	rep, err = e.Rebuild(context.Background(), e.Failed())
 	if err != nil {
 		t.Fatalf("retry: %v", err)

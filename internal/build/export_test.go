@@ -3,4 +3,4 @@ package build
 import "time"
 
 // withClock replaces time.Now (for future-mtime checks).
-func withClock(now func() time.Time) Option { return func(e *Engine) { e.now = now } }
+func withClock(now func() time.Time) Option { return func(e *Engine) { e.opts.now = now } }

@@ -17,6 +17,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/urlfile"
 )
@@ -54,54 +55,82 @@ type urlStaging struct {
 	due     int64
 }
 
-// urlRun is a publish's share of URL files: what it staged, and their
-// state before it, restored if the shrink guard refuses the publish.
+// urlRun is a publish's share of URL files: what it staged, and the
+// states the files take when it commits (next); a publish that does not
+// commit leaves them as they were.
 type urlRun struct {
 	staged map[*urlFile]urlStaging
-	saved  map[*urlFile]urlFile
+	next   map[*urlFile]*urlFile
 	gone   tree.Changes // the URLs of sitemaps of files no longer configured
 }
 
-// initExtras sets up the engine's URL files and the paths of the apps'
-// sitemaps, from the configuration.
-func (e *Engine) initExtras() {
-	for _, f := range e.cfg.ExtraURLs {
-		e.urlFiles = append(e.urlFiles, &urlFile{file: f, name: e.cfg.ExtraName(f), urls: -1})
+// state returns the state a URL file is to take at the commit, a copy
+// of its state now until then.
+func (u *urlRun) state(x *urlFile) *urlFile {
+	if u.next == nil {
+		u.staged, u.next = map[*urlFile]urlStaging{}, map[*urlFile]*urlFile{}
 	}
-	e.appSitemaps = map[string]bool{}
-	for _, raw := range e.cfg.ExtraSitemaps {
-		loc, err := e.cfg.SiteURL(raw) // checked by config.Load
+	n := u.next[x]
+	if n == nil {
+		c := *x
+		n = &c
+		u.next[x] = n
+	}
+	return n
+}
+
+// extras are what the engine lists that is not a file of the document
+// root: the extra_urls files, whose sitemaps it writes, and the apps'
+// sitemaps of extra_sitemaps, which it lists in the index but never
+// writes nor removes.
+type extras struct {
+	cfg   *config.Config
+	files []*urlFile      // extra_urls, in the configuration's order
+	apps  map[string]bool // extra_sitemaps on the output tree, by path from its root
+	locs  []string        // extra_sitemaps as <loc>s, sorted
+}
+
+// newExtras sets up the URL files and the paths of the apps' sitemaps,
+// from the configuration.
+func newExtras(cfg *config.Config, loc *siteurl.Locator) *extras {
+	x := &extras{cfg: cfg, apps: map[string]bool{}}
+	for _, f := range cfg.ExtraURLs {
+		x.files = append(x.files, &urlFile{file: f, name: cfg.ExtraName(f), urls: -1})
+	}
+	for _, raw := range cfg.ExtraSitemaps {
+		l, err := cfg.SiteURL(raw) // checked by config.Load
 		if err != nil {
 			continue
 		}
-		e.appLocs = append(e.appLocs, loc)
-		if p, ok := e.loc.SitePath(loc); ok {
+		x.locs = append(x.locs, l)
+		if p, ok := loc.SitePath(l); ok {
 			if rel, err := url.PathUnescape(strings.TrimPrefix(p, "/")); err == nil {
-				e.appSitemaps[rel] = true
+				x.apps[rel] = true
 			}
 		}
 	}
-	slices.Sort(e.appLocs)
+	slices.Sort(x.locs)
+	return x
 }
 
 // partName is the file name of a group's part of key: ChunkName's, except
 // that the last part of a group whose sitemap's path is an app's sitemap
 // (extra_sitemaps) is named by config.OwnKey, leaving the app's file alone.
-func (e *Engine) partName(dir, key string) string {
-	name := path.Join(dir, e.outName(config.ChunkName(e.cfg.SitemapName, key)))
-	if key == "" && e.appSitemaps[name] {
-		name = path.Join(dir, e.outName(config.ChunkName(e.cfg.SitemapName, config.OwnKey)))
+func (x *extras) partName(dir, key string) string {
+	name := path.Join(dir, outName(x.cfg, config.ChunkName(x.cfg.SitemapName, key)))
+	if key == "" && x.apps[name] {
+		name = path.Join(dir, outName(x.cfg, config.ChunkName(x.cfg.SitemapName, config.OwnKey)))
 	}
 	return name
 }
 
 // appHint adds to the refusal of a foreign file in the way of a group's
 // sitemap how to have it listed instead, when it may be an app's.
-func (e *Engine) appHint(err error) error {
+func (x *extras) appHint(err error) error {
 	var fe *publish.ForeignError
-	if errors.As(err, &fe) && config.IsPartName(filepath.Base(fe.Path), e.cfg.SitemapName) {
+	if errors.As(err, &fe) && config.IsPartName(filepath.Base(fe.Path), x.cfg.SitemapName) {
 		return fmt.Errorf("%w (if an application writes it, list its URL in extra_sitemaps: sitemapd then lists it in the index and writes the group's own as %s)",
-			err, e.outName(config.ChunkName(e.cfg.SitemapName, config.OwnKey)))
+			err, outName(x.cfg, config.ChunkName(x.cfg.SitemapName, config.OwnKey)))
 	}
 	return err
 }
@@ -114,7 +143,7 @@ func (e *Engine) UpdateURLFiles(ctx context.Context, files []string) (*Report, e
 		return nil, err
 	}
 	r := e.begin(false)
-	for _, x := range e.urlFiles {
+	for _, x := range e.extras.files {
 		if slices.Contains(files, x.file) {
 			e.publishURLFile(r, x)
 		}
@@ -129,12 +158,12 @@ func (e *Engine) UpdateURLFiles(ctx context.Context, files []string) (*Report, e
 // publishURLFiles publishes the URL files a publish reads: every one in a
 // full build, those with a date come due otherwise.
 func (e *Engine) publishURLFiles(r *run) {
-	for _, x := range e.urlFiles {
+	for _, x := range e.extras.files {
 		if r.full || (x.due != 0 && x.due <= r.now.UnixNano()) {
 			e.publishURLFile(r, x)
 		}
 	}
-	if r.full && (e.mem != nil || e.owe != nil) {
+	if r.full && (e.model.mem != nil || e.opts.owe != nil) {
 		r.urls.gone = e.droppedURLs(r.stale)
 	}
 }
@@ -146,7 +175,7 @@ func (e *Engine) publishURLFiles(r *run) {
 func (e *Engine) droppedURLs(outputs []string) tree.Changes {
 	var dropped []string
 	for _, p := range outputs {
-		if !strings.Contains(p, "/") && e.cfg.IsExtraName(p) && e.urlFileOf(p) == nil && !slices.Contains(dropped, p) {
+		if !strings.Contains(p, "/") && e.cfg.IsExtraName(p) && e.extras.of(p) == nil && !slices.Contains(dropped, p) {
 			if ok, _ := e.pub.Owned(p); ok {
 				dropped = append(dropped, p)
 			}
@@ -155,30 +184,58 @@ func (e *Engine) droppedURLs(outputs []string) tree.Changes {
 	if len(dropped) == 0 {
 		return tree.Changes{}
 	}
-	return tree.Diff(e.readURLs(dropped), nil)
+	return tree.Diff(e.disk.urls(dropped), nil)
 }
 
 // publishURLFile reads one URL file and stages its sitemap's parts, as
 // publishGroup does a group's. A file that cannot be read keeps what it
 // published.
 func (e *Engine) publishURLFile(r *run, x *urlFile) {
-	if r.urls.saved == nil {
-		r.urls = urlRun{staged: map[*urlFile]urlStaging{}, saved: map[*urlFile]urlFile{}}
-	}
-	if _, ok := r.urls.saved[x]; !ok {
-		r.urls.saved[x] = *x
-	}
+	next := r.urls.state(x)
 	entries, err := e.readURLFile(x.file)
 	if err != nil {
 		if x.parts == nil {
-			x.parts = e.publishedPartsOf("", x.name)
+			next.parts = e.disk.partsOf("", x.name)
 		}
-		x.failed = true
+		next.failed = true
 		r.errs = append(r.errs, fmt.Errorf("extra_urls: %w; its sitemap keeps the URLs it listed", err))
 		return
 	}
-	var urls []sitemap.URL
-	var due int64
+	urls, due := e.judgeURLs(r, x, entries)
+	old := x.parts
+	if old == nil {
+		old = e.disk.partsOf("", x.name)
+	}
+	parts, changed, err := e.stageChunks(r, sitemap.Chunks(urls, e.cfg.PartSize), func(key string) string {
+		return outName(e.cfg, config.ChunkName(x.name, key))
+	})
+	names := partNames(parts)
+	if err != nil {
+		next.parts, next.failed = old, true
+		r.errs = append(r.errs, fmt.Errorf("extra_urls %s: sitemap not updated: %w", x.file, err))
+		return
+	}
+	s := urlStaging{listed: urls, due: due}
+	if (e.model.mem != nil || e.opts.owe != nil) && (changed || len(names) != len(old) || x.failed || !x.known) {
+		var published map[string]string
+		if x.known {
+			published = listedLastmods(x.listed)
+		} else {
+			published = e.disk.urls(old)
+		}
+		s.changes = tree.Diff(published, urls)
+	}
+	r.urls.staged[x] = s
+	r.stale = append(r.stale, old...)
+	next.parts, next.failed = names, false
+	r.rep.URLs += len(urls)
+	r.rep.Sitemaps += len(names)
+}
+
+// judgeURLs turns a URL file's entries into the URLs its sitemap lists
+// (those robots.txt allows), and says when the first of its dates still
+// to come is due (Unix ns, 0 for none).
+func (e *Engine) judgeURLs(r *run, x *urlFile, entries []urlfile.Entry) (urls []sitemap.URL, due int64) {
 	for _, en := range entries {
 		u, ok := e.scan.Judge(en.Loc)
 		if !ok {
@@ -195,34 +252,7 @@ func (e *Engine) publishURLFile(r *run, x *urlFile) {
 		}
 		urls = append(urls, u)
 	}
-	old := x.parts
-	if old == nil {
-		old = e.publishedPartsOf("", x.name)
-	}
-	parts, changed, err := e.stageChunks(r, sitemap.Chunks(urls, e.cfg.PartSize), func(key string) string {
-		return e.outName(config.ChunkName(x.name, key))
-	})
-	names := partNames(parts)
-	if err != nil {
-		x.parts, x.failed = old, true
-		r.errs = append(r.errs, fmt.Errorf("extra_urls %s: sitemap not updated: %w", x.file, err))
-		return
-	}
-	s := urlStaging{listed: urls, due: due}
-	if (e.mem != nil || e.owe != nil) && (changed || len(names) != len(old) || x.failed || !x.known) {
-		var published map[string]string
-		if x.known {
-			published = listedLastmods(x.listed)
-		} else {
-			published = e.readURLs(old)
-		}
-		s.changes = tree.Diff(published, urls)
-	}
-	r.urls.staged[x] = s
-	r.stale = append(r.stale, old...)
-	x.parts, x.failed = names, false
-	r.rep.URLs += len(urls)
-	r.rep.Sitemaps += len(names)
+	return urls, due
 }
 
 // readURLFile reads a URL file, logging the lines it refuses. Applications
@@ -268,43 +298,47 @@ func (r *run) owedByURLFiles() tree.Changes {
 
 func byFile(a, b *urlFile) int { return strings.Compare(a.file, b.file) }
 
-// urlFileOf returns the URL file an output file (relative to the output
-// root) is a part of, or nil.
-func (e *Engine) urlFileOf(name string) *urlFile {
+// of returns the URL file an output file (relative to the output root)
+// is a part of, or nil.
+func (x *extras) of(name string) *urlFile {
 	if strings.Contains(name, "/") {
 		return nil
 	}
-	for _, x := range e.urlFiles {
-		if e.isPart(name, x.name) {
-			return x
+	for _, f := range x.files {
+		if isPart(x.cfg, name, f.name) {
+			return f
 		}
 	}
 	return nil
 }
 
-// settleURLFiles ends a commit for the URL files: those whose files all
-// landed report their changes and are known as published; the others
-// (failed holds the files that did not land) list what is on disk and are
-// read again at the next change or full build.
+// settleURLFiles ends a commit for the URL files: they take the states
+// the publish staged; those whose files all landed report their changes
+// and are known as published; the others (failed holds the files that did
+// not land) list what is on disk and are read again at the next change or
+// full build.
 func (e *Engine) settleURLFiles(r *run, failed map[string]error) []error {
+	for x, next := range r.urls.next {
+		*x = *next
+	}
 	var errs []error
-	if e.mem != nil {
+	if e.model.mem != nil {
 		r.rep.Changes.Merge(r.urls.gone)
 	}
 	bad := map[*urlFile]bool{}
 	for name, ferr := range failed {
-		if x := e.urlFileOf(name); x != nil {
+		if x := e.extras.of(name); x != nil {
 			bad[x] = true
 			errs = append(errs, fmt.Errorf("extra_urls %s: sitemap not updated: %w", x.file, ferr))
 		}
 	}
 	for _, x := range slices.SortedFunc(maps.Keys(r.urls.staged), byFile) {
 		if bad[x] {
-			x.parts, x.listed, x.known, x.failed, x.urls = e.publishedPartsOf("", x.name), nil, false, true, -1
+			x.parts, x.listed, x.known, x.failed, x.urls = e.disk.partsOf("", x.name), nil, false, true, -1
 			continue
 		}
 		st := r.urls.staged[x]
-		if e.mem != nil {
+		if e.model.mem != nil {
 			r.rep.Changes.Merge(st.changes)
 		}
 		x.listed, x.known, x.urls, x.due = st.listed, true, len(st.listed), st.due
@@ -312,55 +346,46 @@ func (e *Engine) settleURLFiles(r *run, failed map[string]error) []error {
 	return errs
 }
 
-// restoreURLFiles puts the URL files' state back as it was before a
-// refused publish.
-func (e *Engine) restoreURLFiles(r *run) {
-	for x, prev := range r.urls.saved {
-		*x = prev
-	}
-}
-
-// claimsExtra reports whether an output file is a URL file's sitemap part
-// as published now, or an app's sitemap, which is never sitemapd's to
-// remove.
-func (e *Engine) claimsExtra(p string) bool {
-	if e.appSitemaps[p] {
+// claims reports whether an output file is a URL file's sitemap part as
+// published now, or an app's sitemap, which is never sitemapd's to remove.
+func (x *extras) claims(p string) bool {
+	if x.apps[p] {
 		return true
 	}
-	x := e.urlFileOf(p)
-	return x != nil && slices.Contains(x.parts, p)
+	f := x.of(p)
+	return f != nil && slices.Contains(f.parts, p)
 }
 
 // extraRefs appends the index entries of the URL files' sitemaps (with
 // their files' mtimes, as a group's) and of the apps' sitemaps (without a
 // lastmod: sitemapd does not know when an app's sitemap changes).
 func (e *Engine) extraRefs(refs []sitemap.Ref, errs *[]error) []sitemap.Ref {
-	for _, x := range e.urlFiles {
+	for _, x := range e.extras.files {
 		refs = e.appendRefs(refs, x.parts, nil, errs)
 	}
-	for _, loc := range e.appLocs {
+	for _, loc := range e.extras.locs {
 		refs = append(refs, sitemap.Ref{Loc: loc})
 	}
 	return refs
 }
 
-// urlFilesListed counts the URLs the URL files' published sitemaps list,
-// as far as known.
-func (e *Engine) urlFilesListed() int {
+// listed counts the URLs the URL files' published sitemaps list, as far
+// as known.
+func (x *extras) listed() int {
 	n := 0
-	for _, x := range e.urlFiles {
-		n += max(x.urls, 0)
+	for _, f := range x.files {
+		n += max(f.urls, 0)
 	}
 	return n
 }
 
-// urlFilesDue is when the first date still to come of a URL file is due
-// (Unix ns), 0 for none.
-func (e *Engine) urlFilesDue() int64 {
+// due is when the first date still to come of a URL file is due (Unix
+// ns), 0 for none.
+func (x *extras) due() int64 {
 	var first int64
-	for _, x := range e.urlFiles {
-		if x.due != 0 && (first == 0 || x.due < first) {
-			first = x.due
+	for _, f := range x.files {
+		if f.due != 0 && (first == 0 || f.due < first) {
+			first = f.due
 		}
 	}
 	return first
@@ -368,8 +393,8 @@ func (e *Engine) urlFilesDue() int64 {
 
 // URLFiles lists the extra_urls files, for the daemon to watch.
 func (e *Engine) URLFiles() []string {
-	out := make([]string, len(e.urlFiles))
-	for i, x := range e.urlFiles {
+	out := make([]string, len(e.extras.files))
+	for i, x := range e.extras.files {
 		out[i] = x.file
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/feed"
@@ -25,48 +24,17 @@ import (
 // disk list. The feed is never gzipped: feed readers do not read .gz files.
 
 // feedOn reports whether the feed is written.
-func (e *Engine) feedOn() bool { return e.cfg.Feed.Name != "" }
+func feedOn(cfg *config.Config) bool { return cfg.Feed.Name != "" }
 
 // groupEntries returns a group's first feed entries from its sorted URLs;
 // nil with the feed off. Pages without a lastmod have none.
 func (e *Engine) groupEntries(urls []sitemap.URL) []feed.Entry {
-	if !e.feedOn() {
+	if !feedOn(e.cfg) {
 		return nil
 	}
 	s := feed.NewSelector(e.cfg.Feed.Entries)
 	for i := range urls {
 		if en, ok := feed.NewEntry(urls[i].Loc, urls[i].LastMod); ok {
-			s.Add(en)
-		}
-	}
-	return s.Entries()
-}
-
-// setEntries records a group's entries once its files landed, and whether
-// that changes the feed.
-func (e *Engine) setEntries(g *group, entries []feed.Entry) {
-	if !g.feedKnown || !slices.Equal(g.feed, entries) {
-		e.feedStale = true
-	}
-	g.feed, g.feedKnown = entries, true
-}
-
-// unknownEntries marks a group's entries as not known: they are read from
-// its files on disk when the feed is next made.
-func (e *Engine) unknownEntries(g *group) {
-	g.feed, g.feedKnown = nil, false
-	e.feedStale = true
-}
-
-// entriesOnDisk reads a group's first entries from its published parts.
-func (e *Engine) entriesOnDisk(parts []string) []feed.Entry {
-	s := feed.NewSelector(e.cfg.Feed.Entries)
-	for loc, lastmod := range e.readURLs(parts) {
-		t, err := time.Parse(time.RFC3339, lastmod)
-		if err != nil {
-			continue // no lastmod: no entry
-		}
-		if en, ok := feed.NewEntry(loc, t); ok {
 			s.Add(en)
 		}
 	}
@@ -81,46 +49,46 @@ func (e *Engine) publishFeed(r *run) error {
 	if r.full {
 		e.removeOldFeeds(r)
 	}
-	if !e.feedOn() || (!r.full && !e.feedStale) {
+	if !feedOn(e.cfg) || (!r.full && !e.model.feedStale) {
 		return nil
 	}
-	e.feedStale = false
-	lists := make([][]feed.Entry, 0, len(e.groups))
-	for _, g := range e.groups {
+	e.model.feedStale = false
+	lists := make([][]feed.Entry, 0, len(e.model.groups))
+	for _, g := range e.model.groups {
 		if !g.feedKnown {
-			g.feed, g.feedKnown = e.entriesOnDisk(g.parts), true
+			g.feed, g.feedKnown = e.disk.entries(g.parts), true
 		}
 		lists = append(lists, g.feed)
 	}
 	entries := feed.Merge(lists, e.cfg.Feed.Entries)
 	name := e.cfg.Feed.Name
 	if len(entries) == 0 {
-		removed, err := e.unlink(name)
+		removed, err := e.out.remove(name)
 		if err != nil {
-			e.feedStale = true
+			e.model.feedStale = true
 			return fmt.Errorf("feed not removed: %w", err)
 		}
 		if removed {
-			r.rep.Removed = append(r.rep.Removed, filepath.Join(e.outDir, name))
+			r.rep.Removed = append(r.rep.Removed, filepath.Join(e.opts.outDir, name))
 		}
 		return nil
 	}
 	data := feed.Encode(feed.Site{BaseURL: e.cfg.BaseURL, Self: e.loc.File(name)}, entries)
 	batch := e.pub.Begin()
-	changed, err := e.stage(batch, name, data, 0)
+	changed, err := e.out.stage(batch, name, data, 0)
 	if err != nil {
 		batch.Abort()
-		e.feedStale = true // tried again at the next publish
+		e.model.feedStale = true // tried again at the next publish
 		return fmt.Errorf("feed not written: %w", err)
 	}
 	if changed {
-		r.rep.Written = append(r.rep.Written, filepath.Join(e.outDir, name))
+		r.rep.Written = append(r.rep.Written, filepath.Join(e.opts.outDir, name))
 	} else {
 		r.rep.Unchanged++
 	}
 	failed, err := e.commitFiles(batch, r.rep)
 	if err != nil || len(failed) > 0 {
-		e.feedStale = true
+		e.model.feedStale = true
 		return errors.Join(err, failed[name])
 	}
 	return nil

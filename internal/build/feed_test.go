@@ -158,7 +158,7 @@ func TestFeedOfAnUnreadableGroup(t *testing.T) {
 
 	restarted, _ := newEngine(t, cfg)
 	deny := filepath.Join(root, "blog/deep")
-	restarted.openDir = func(p string) (*os.File, error) {
+	restarted.opts.openDir = func(p string) (*os.File, error) {
 		if p == deny {
 			return nil, &os.PathError{Op: "open", Path: p, Err: os.ErrPermission}
 		}

@@ -1,10 +1,8 @@
 package build
 
 import (
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -18,138 +16,192 @@ import (
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
-// publishGroup sorts a group's URLs, encodes its parts and stages every
-// part whose bytes changed, with what the publish changed and u, the
-// update to remember (daemon mode). It reports whether the group was
-// staged; if not, the group is marked failed, its previously published
-// parts stay as they are and stay listed.
+// publishGroup is one group's step of a publish: its listings become
+// URLs, sorted; the URLs become parts, encoded (all of them, or those a
+// change touched); each part whose bytes changed is staged; and what the
+// publish changes (the URLs added, changed, removed, and the group's state
+// to take) is staged to take effect at the commit. It reports whether the
+// group was staged; if not, the state it takes at the commit is marked
+// failed, and its previously published parts stay as they are and stay
+// listed.
 func (e *Engine) publishGroup(r *run, g *scan.Group, u *tree.Update) bool {
-	r.save(e, g.Dir)
 	r.left.Merge(&g.Left)
-	st := e.state(g.Dir)
+	next := r.group(e.model, g.Dir)
 	if g.Err != nil {
-		if st.parts == nil {
-			st.parts = e.publishedParts(g.Dir)
-		}
-		if st.textParts == nil {
-			st.textParts = e.publishedTextParts(g.Dir)
-		}
+		e.keepParts(g.Dir, next)
 		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), g.Err))
 		return false
 	}
-	// What the group published: compared with in daemon mode, and, after a
-	// rebuild, removed where the new publish does not claim it again (a
-	// full build finds every stale file in its walk).
-	var old, oldText []string
-	if !r.full || e.mem != nil {
-		old = e.partsOf(g.Dir)
-	}
-	if !r.full {
-		oldText = st.textParts
-		if oldText == nil {
-			oldText = e.publishedTextParts(g.Dir)
-		}
-	}
-	// A change of a remembered group encodes only the parts whose URLs it
-	// touched (parts.go); otherwise every part is encoded, and staged
-	// where its bytes differ from its file's.
-	var names []string
-	var parts []part
-	var chunks []sitemap.Chunk
-	changed := false
-	var err error
-	n := len(g.URLs)
-	if l := e.viewURLs(r, g, st, u); l != nil {
-		names, parts, changed, n, err = e.encodeLocal(r, g.Dir, l)
-	} else {
-		urls := sortURLs(g.URLs)
-		g.URLs, n = urls, len(urls)
-		chunks = sitemap.Chunks(urls, e.cfg.PartSize)
-		parts, changed, err = e.stageChunks(r, chunks, func(key string) string { return e.partName(g.Dir, key) })
-		names = partNames(parts)
-	}
-	if e.dry != nil {
-		e.dry.group(g.Dir, n, names)
-	}
+	old := e.previous(r, g.Dir, next)
+	enc, err := e.encodeGroup(r, g, next, u)
+	e.out.planGroup(g.Dir, enc.n, enc.names)
 	if err != nil {
-		st.published = nil // some of its parts may land
-		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), e.appHint(err)))
+		next.published = nil // some of its parts may land
+		e.fail(r, g.Dir, fmt.Errorf("group %s not updated: %w", e.groupPath(g.Dir), e.extras.appHint(err)))
 		return false
 	}
-	st.textParts = nil
+	next.textParts = nil
 	if e.cfg.TextSitemaps() {
-		st.textParts = e.publishText(r, g.Dir, chunks)
+		next.textParts = e.publishText(r, g.Dir, enc.chunks)
 	}
-	if r.full && e.mem == nil {
-		// A build: what the group published before is read only where
-		// the shrink guard or a ledger (WithWriteAhead) needs it, where it
-		// may differ. Bytes unchanged in as many files list the same URLs.
-		old = names
-		if (e.guarded() || e.owe != nil) && (changed || e.hasOtherParts(r, g.Dir, names)) {
-			old = e.publishedParts(g.Dir)
+	s := e.stagingOf(r, g, u, enc)
+	changes, prev := e.changesOf(r, g, u, e.comparedWith(r, g.Dir, old.parts, enc), enc, next.failed)
+	r.account(e.cfg.BaseURL, g, prev, enc.n, changes.Removed)
+	if r.counted {
+		changes = changes.Counted()
+	}
+	s.changes = changes
+	e.noteStaged(r, g, s, enc.names)
+	if !r.full {
+		r.stale = append(append(r.stale, old.parts...), old.text...)
+	}
+	return true
+}
+
+// encoded is a group's sitemap as a publish encoded it: its parts' names
+// and what is remembered of them, its chunks (for its text sitemaps; nil
+// when only the parts a change touched were encoded), whether any of its
+// files changes, and how many URLs it lists.
+type encoded struct {
+	names   []string
+	parts   []part
+	chunks  []sitemap.Chunk
+	changed bool
+	n       int
+}
+
+// previousFiles are the files a group published before a publish.
+type previousFiles struct{ parts, text []string }
+
+// keepParts notes, in a group's state to come, its parts and text parts
+// on disk where it does not know them: its read failed, and they stay.
+func (e *Engine) keepParts(dir string, next *group) {
+	if next.parts == nil {
+		next.parts = e.disk.parts(dir)
+	}
+	if next.textParts == nil {
+		next.textParts = e.disk.textParts(dir)
+	}
+}
+
+// previous returns what a group published (cur: its state before the
+// publish), as known, or, for a group new to this engine (a start, or a
+// directory moved in, which may bring sitemap files of its own), as found
+// on disk: compared with in daemon mode, and, after a rebuild, removed
+// where the new publish does not claim it again (a full build finds every
+// stale file in its walk).
+func (e *Engine) previous(r *run, dir string, cur *group) previousFiles {
+	var old previousFiles
+	if !r.full || e.model.mem != nil {
+		old.parts = cur.parts
+		if old.parts == nil {
+			old.parts = e.disk.parts(dir)
 		}
 	}
-	s := staging{upd: u, urls: n, due: g.Due, feed: e.groupEntries(g.URLs)}
-	if e.mem != nil || e.recorded != nil {
-		s.parts = parts // for local parts (daemon), or the groups record
+	if !r.full {
+		old.text = cur.textParts
+		if old.text == nil {
+			old.text = e.disk.textParts(dir)
+		}
+	}
+	return old
+}
+
+// encodeGroup encodes a group's parts and stages each whose bytes differ
+// from its file's. A change of a remembered group encodes only the parts
+// whose URLs it touched (parts.go); otherwise every part is encoded, from
+// the group's URLs sorted. cur is the group's state as published.
+func (e *Engine) encodeGroup(r *run, g *scan.Group, cur *group, u *tree.Update) (encoded, error) {
+	if l := e.viewURLs(r, g, cur, u); l != nil {
+		return e.encodeLocal(r, g.Dir, l)
+	}
+	urls := sortURLs(g.URLs)
+	g.URLs = urls
+	enc := encoded{chunks: sitemap.Chunks(urls, e.cfg.PartSize), n: len(urls)}
+	var err error
+	enc.parts, enc.changed, err = e.stageChunks(r, enc.chunks, func(key string) string { return e.extras.partName(g.Dir, key) })
+	enc.names = partNames(enc.parts)
+	return enc, err
+}
+
+// comparedWith returns the files whose URLs a group's new parts are
+// compared with (old, in daemon mode and in rebuilds). A build reads what
+// the group published before only where the shrink guard or a ledger
+// (WithWriteAhead) needs it, where it may differ: bytes unchanged in as
+// many files list the same URLs.
+func (e *Engine) comparedWith(r *run, dir string, old []string, enc encoded) []string {
+	if !r.full || e.model.mem != nil {
+		return old
+	}
+	if (e.guarded() || e.opts.owe != nil) && (enc.changed || hasOtherParts(e.cfg, r.met[dir], enc.names)) {
+		return e.disk.parts(dir)
+	}
+	return enc.names
+}
+
+// stagingOf returns what a group's publish is to change at the commit,
+// but its changes (changesOf).
+func (e *Engine) stagingOf(r *run, g *scan.Group, u *tree.Update, enc encoded) staging {
+	s := staging{upd: u, urls: enc.n, due: g.Due, feed: e.groupEntries(g.URLs)}
+	if e.model.mem != nil || e.pages.recorded != nil {
+		s.parts = enc.parts // for local parts (daemon), or the groups record
+	}
+	if e.model.mem == nil {
+		// Nothing remembers the update (a build): kept until the commit,
+		// it would keep every listing of the tree alive.
+		s.upd = nil
 	}
 	// What the read found is kept for the page store's append (a rebuild;
 	// a full build wrote it to the new store already) and for what the
 	// daemon holds of a group memory does not. A full build without memory
 	// keeps nothing: its memory is bounded by its largest group, not the
 	// tree.
-	if !r.full || (e.mem != nil && (u == nil || u.View == nil)) {
+	if !r.full || (e.model.mem != nil && (u == nil || u.View == nil)) {
 		s.read = g.Listings
 		if s.read == nil && u != nil {
 			s.read = u.Set // a refresh: the directories it re-read
 		}
 	}
-	prev := n // the same bytes list the same URLs
-	// Equal bytes in as many files: not one URL or lastmod changed. A
-	// group that failed last time may have lost its files with its
-	// directory, so it is compared whatever its files say.
-	if changed || len(names) != len(old) || st.failed {
-		if before := e.remembered(g.Dir); before != nil && u != nil && u.View != nil {
-			s.changes = tree.Compare(before, u.View, r.now, e.scan.PageLoc)
-			prev = tree.CountListed(before)
-		} else if e.mem != nil || e.guarded() || e.owe != nil {
-			// Not remembered (a restart, a build, or a group that follows
-			// symlinks): what it published is in its files, not yet
-			// replaced (the commit comes later).
-			published := e.readURLs(old)
-			s.changes = tree.Diff(published, g.URLs)
-			prev = len(published)
-		}
+	return s
+}
+
+// changesOf returns the URLs a group's publish adds, changes and removes,
+// and how many it listed before, by memory (the listings before and
+// after) or else by the files it published (old). Equal bytes in as many
+// files: not one URL or lastmod changed (and the same bytes list the same
+// URLs). A group that failed last time may have lost its files with its
+// directory, so it is compared whatever its files say.
+func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, enc encoded, failed bool) (tree.Changes, int) {
+	if !enc.changed && len(enc.names) == len(old) && !failed {
+		return tree.Changes{}, enc.n
 	}
-	r.account(e, g, prev, n, s.changes.Removed)
-	if e.mem == nil {
-		// Nothing remembers the update (a build): kept until the commit,
-		// it would keep every listing of the tree alive.
-		s.upd = nil
+	if before := e.model.remembered(g.Dir); before != nil && u != nil && u.View != nil {
+		return tree.Compare(before, u.View, r.now, e.scan.PageLoc), tree.CountListed(before)
 	}
-	if r.counted {
-		s.changes = s.changes.Counted()
+	if e.model.mem != nil || e.guarded() || e.opts.owe != nil {
+		// Not remembered (a restart, a build, or a group that follows
+		// symlinks): what it published is in its files, not yet
+		// replaced (the commit comes later).
+		published := e.disk.urls(old)
+		return tree.Diff(published, g.URLs), len(published)
 	}
-	e.noteStaged(r, g, s, names)
-	if !r.full {
-		r.stale = append(append(r.stale, old...), oldText...)
-	}
-	return true
+	return tree.Changes{}, enc.n
 }
 
 // noteStaged notes a group's publish, s, whose files are names (staged, or
-// kept as they are), to take effect at the commit.
+// kept as they are), to take effect at the commit, with the group's state
+// to come.
 func (e *Engine) noteStaged(r *run, g *scan.Group, s staging, names []string) {
 	r.staged[g.Dir] = s
-	st := e.state(g.Dir)
-	st.parts = names
-	st.links = nil
+	next := r.group(e.model, g.Dir)
+	next.parts = names
+	next.links = nil
 	if len(g.Links) > 0 {
-		st.links = slices.Compact(slices.Sorted(slices.Values(g.Links)))
+		next.links = slices.Compact(slices.Sorted(slices.Values(g.Links)))
 	}
-	st.failed = false
-	if st.parts == nil && st.textParts == nil && st.links == nil {
-		delete(e.groups, g.Dir) // nothing to keep: an empty group
+	next.failed = false
+	if next.parts == nil && next.textParts == nil && next.links == nil {
+		r.next[g.Dir] = nil // nothing to keep: an empty group
 	}
 	r.rep.Groups++
 	r.rep.URLs += s.urls
@@ -216,7 +268,7 @@ func (e *Engine) encodePart(r *run, name string, c sitemap.Chunk) (p part, chang
 		first: c.URLs[0].Loc, last: c.URLs[len(c.URLs)-1].Loc, n: len(c.URLs),
 		ends: c.Key != "" && !c.Sized,
 	}
-	e.partsEncoded++
+	e.enc.parts++
 	err = e.enc.URLSet(c.URLs, func(data []byte) error {
 		_, ch, err := e.put(r.batch, r.rep, p.name, data)
 		changed = changed || ch
@@ -247,7 +299,7 @@ func (e *Engine) stageChunks(r *run, chunks []sitemap.Chunk, name func(key strin
 func (e *Engine) publishText(r *run, dir string, chunks []sitemap.Chunk) []string {
 	var names []string
 	for _, c := range chunks {
-		name := path.Join(dir, e.outName(config.ChunkName(e.cfg.TextName(), c.Key)))
+		name := path.Join(dir, outName(e.cfg, config.ChunkName(e.cfg.TextName(), c.Key)))
 		names = append(names, name)
 		err := sitemap.Text(c.URLs, func(part []byte) error {
 			stored, changed, err := e.put(r.batch, r.rep, name, part)
@@ -255,7 +307,7 @@ func (e *Engine) publishText(r *run, dir string, chunks []sitemap.Chunk) []strin
 				r.textErrs = append(r.textErrs, fmt.Errorf("text sitemap not written: %w", err))
 				return nil
 			}
-			e.text.Stage(name, stored, changed)
+			e.model.text.Stage(name, stored, changed)
 			return nil
 		})
 		if err != nil {
@@ -265,13 +317,13 @@ func (e *Engine) publishText(r *run, dir string, chunks []sitemap.Chunk) []strin
 	return names
 }
 
-// groupFailed notes a group that could not be published, to be retried,
-// and returns the error to report, or nil when there is nothing to report:
-// the group's directory vanished while it was being published, which the
-// event of its move or removal handles.
-func (e *Engine) groupFailed(dir string, err error) error {
-	e.state(dir).failed = true
-	if e.outDir == e.cfg.Root && errors.Is(err, fs.ErrNotExist) {
+// groupFailed marks a group that could not be published (g, its state),
+// to be retried, and returns the error to report, or nil when there is
+// nothing to report: the group's directory vanished while it was being
+// published, which the event of its move or removal handles.
+func (e *Engine) groupFailed(g *group, dir string, err error) error {
+	g.failed = true
+	if e.opts.outDir == e.cfg.Root && errors.Is(err, fs.ErrNotExist) {
 		e.log.Info("group not written: its directory vanished meanwhile", zap.String("dir", e.groupPath(dir)))
 		return nil
 	}
@@ -279,111 +331,22 @@ func (e *Engine) groupFailed(dir string, err error) error {
 }
 
 // claimed reports whether an output file is one the engine publishes now:
-// a part of its group, or one of the index files.
+// a part of its group, one of the index files, or an extra's.
 func (e *Engine) claimed(p string, index []string) bool {
-	if g := e.groups[e.depth.GroupOf(tree.Parent(p))]; g != nil && (slices.Contains(g.parts, p) || slices.Contains(g.textParts, p)) {
-		return true
-	}
-	return slices.Contains(index, p) || e.claimsExtra(p)
+	return e.model.claims(p) || slices.Contains(index, p) || e.extras.claims(p)
 }
 
-// remembered is what memory holds of a group (nil without memory).
-func (e *Engine) remembered(dir string) map[string]*tree.Listing {
-	if e.mem == nil {
-		return nil
-	}
-	return e.mem.Listings(dir)
-}
-
-// hasOtherParts reports whether a full build met, in a group's directory,
-// parts of its sitemap other than names (the walk, or the scan of a
-// separate output tree, saw every output: the directory is not read again).
-func (e *Engine) hasOtherParts(r *run, dir string, names []string) bool {
-	for _, p := range r.met[dir] {
-		if e.isPart(path.Base(p), e.cfg.SitemapName) && !slices.Contains(names, p) {
+// hasOtherParts reports whether a full build met, in a group's directory
+// (met: the outputs there), parts of its sitemap other than names (the
+// walk, or the scan of a separate output tree, saw every output: the
+// directory is not read again).
+func hasOtherParts(cfg *config.Config, met, names []string) bool {
+	for _, p := range met {
+		if isPart(cfg, path.Base(p), cfg.SitemapName) && !slices.Contains(names, p) {
 			return true
 		}
 	}
 	return false
-}
-
-// isPart reports whether file is a part of the output called base as
-// written now (gzipped or not, as configured).
-func (e *Engine) isPart(file, base string) bool {
-	return file == e.outName(strings.TrimSuffix(file, ".gz")) && config.IsPartName(file, base)
-}
-
-// partsOf lists the sitemap files a group published: as remembered, or,
-// for a group new to this engine (a start, or a directory moved in, which
-// may bring sitemap files of its own), as found on disk.
-func (e *Engine) partsOf(dir string) []string {
-	if g := e.groups[dir]; g != nil && g.parts != nil {
-		return g.parts
-	}
-	return e.publishedParts(dir)
-}
-
-// publishedParts lists the parts of a group that are on disk and ours.
-func (e *Engine) publishedParts(dir string) []string {
-	return e.publishedPartsOf(dir, e.cfg.SitemapName)
-}
-
-// publishedTextParts lists the text parts of a group that are on disk and
-// ours.
-func (e *Engine) publishedTextParts(dir string) []string {
-	return e.publishedPartsOf(dir, e.cfg.TextName())
-}
-
-// publishedPartsOf lists the parts of the output called base in a group's
-// directory that are on disk and ours (sitemaps, or text sitemaps), sorted:
-// numbered parts (PartName, as versions before content-defined parts named
-// them) and keyed ones (ChunkName) alike.
-func (e *Engine) publishedPartsOf(dir, base string) []string {
-	d := dir
-	if d == "" {
-		d = "."
-	}
-	files, err := e.pub.ReadDirNames(d)
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, file := range files {
-		if !e.isPart(file, base) {
-			continue // a .gz without gzip on, or the reverse, or another file
-		}
-		name := path.Join(dir, file)
-		if ok, _ := e.pub.Owned(name); ok {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
-// readURLs reads back the URLs (loc -> lastmod text) of sitemap files we
-// wrote. A file it cannot read counts as empty, so its URLs show as added,
-// which errs towards telling engines too much rather than too little.
-func (e *Engine) readURLs(names []string) map[string]string {
-	urls := map[string]string{}
-	for _, n := range names {
-		f, err := e.pub.Open(n)
-		if err != nil {
-			continue
-		}
-		var r io.Reader = f
-		if strings.HasSuffix(n, ".gz") {
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				f.Close()
-				continue
-			}
-			r = zr
-		}
-		_ = sitemap.ReadURLs(r, urls) // what was read counts; the rest shows as added
-		f.Close()
-	}
-	return urls
 }
 
 // partNames are the file names of parts, in order.

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -49,29 +50,15 @@ func (e *ShrinkError) Error() string {
 		"If this is meant, stop the daemon and run `sitemapd build -force` once, or set shrink_guard: false", what, e.Cause)
 }
 
-// save keeps a group's state as it was before the publish changed it, for
-// refuse.
-func (r *run) save(e *Engine, dir string) {
-	if _, ok := r.saved[dir]; ok {
-		return
-	}
-	var prev *group
-	if g := e.groups[dir]; g != nil {
-		c := *g // its slices are replaced, never written to
-		prev = &c
-	}
-	r.saved[dir] = prev
-}
-
 // account counts a group's publish for the shrink guard: it listed prev
 // URLs and will list now; removed are the URLs it stops listing, which
 // were dropped by a rule when the read left their pages out (and deleted
 // otherwise).
-func (r *run) account(e *Engine, g *scan.Group, prev, now int, removed []string) {
+func (r *run) account(baseURL string, g *scan.Group, prev, now int, removed []string) {
 	r.still += prev - len(removed)
 	r.after += now
 	for _, loc := range removed {
-		if why, ok := e.leftOut(&g.Left, loc); ok {
+		if why, ok := leftOut(&g.Left, baseURL, loc); ok {
 			r.dropped.Add(why)
 		} else {
 			r.noteDeleted(loc)
@@ -107,10 +94,11 @@ func (e *Engine) unseenListed(r *run) {
 			}
 		})
 	}
-	if e.mem != nil {
-		e.mem.Groups(func(g string) {
+	mem := e.model.mem
+	if mem != nil {
+		mem.Groups(func(g string) {
 			if !r.seen[g] {
-				for dir, l := range e.mem.Listings(g) {
+				for dir, l := range mem.Listings(g) {
 					note(dir, l)
 				}
 			}
@@ -118,7 +106,7 @@ func (e *Engine) unseenListed(r *run) {
 	}
 	if e.pages.old != nil {
 		e.pages.old.Each(func(dir string, l *tree.Listing) {
-			if g := e.depth.GroupOf(dir); !r.seen[g] && (e.mem == nil || e.mem.Listings(g) == nil) {
+			if g := e.opts.depth.GroupOf(dir); !r.seen[g] && (mem == nil || mem.Listings(g) == nil) {
 				note(dir, l)
 			}
 		})
@@ -128,9 +116,9 @@ func (e *Engine) unseenListed(r *run) {
 // leftOut looks up a URL a group listed before among the pages its read
 // left out. A URL under another base than base_url (base_url changed
 // since) is the page whose URL ends the same way: with a wrong base_url,
-// the pages dropped are the ones it lists under the right one.
-func (e *Engine) leftOut(left *scan.LeftOut, loc string) (tree.Reason, bool) {
-	if why, ok := left.Locs[loc]; ok || len(left.Locs) == 0 || strings.HasPrefix(loc, e.cfg.BaseURL) {
+// the pages dropped are the ones it lists under the right one (baseURL).
+func leftOut(left *scan.LeftOut, baseURL, loc string) (tree.Reason, bool) {
+	if why, ok := left.Locs[loc]; ok || len(left.Locs) == 0 || strings.HasPrefix(loc, baseURL) {
 		return why, ok
 	}
 	u, err := url.Parse(loc)
@@ -142,7 +130,7 @@ func (e *Engine) leftOut(left *scan.LeftOut, loc string) (tree.Reason, bool) {
 	p := u.EscapedPath()
 	for i := 0; i < len(p); i++ {
 		if p[i] == '/' {
-			if why, ok := left.Locs[e.cfg.BaseURL+p[i+1:]]; ok {
+			if why, ok := left.Locs[baseURL+p[i+1:]]; ok {
 				return why, true
 			}
 		}
@@ -155,7 +143,7 @@ func (e *Engine) leftOut(left *scan.LeftOut, loc string) (tree.Reason, bool) {
 const minShared = 10
 
 // guarded reports whether the shrink guard is on.
-func (e *Engine) guarded() bool { return e.cfg.ShrinkGuard && !e.force }
+func (e *Engine) guarded() bool { return e.cfg.ShrinkGuard && !e.opts.force }
 
 // guard returns the publish's ShrinkError, if the guard refuses it.
 func (e *Engine) guard(r *run) *ShrinkError {
@@ -163,7 +151,7 @@ func (e *Engine) guard(r *run) *ShrinkError {
 		return nil
 	}
 	still, after := r.still, r.after
-	for dir, g := range e.groups {
+	for dir, g := range e.model.groups {
 		// Groups this publish leaves as they are (after a full walk, the
 		// ones it met: the others are gone).
 		if _, published := r.staged[dir]; !published && g.urls > 0 && (!r.full || r.seen[dir]) {
@@ -194,25 +182,25 @@ func (e *Engine) guard(r *run) *ShrinkError {
 		err.Cause = fmt.Sprintf("%d of the %d pages listed before are gone from the document root %s (a deploy that deleted them, a volume not mounted, root emptied or pointed at another tree?)",
 			gone, before, e.cfg.Root)
 	case dropped == 0:
-		err.Cause = e.cause(r.left.Tally.Top(), &r.left, pages)
+		err.Cause = cause(e.cfg, r.left.Tally.Top(), &r.left, pages)
 	default:
-		err.Cause = e.cause(why.Top(), &r.left, pages)
+		err.Cause = cause(e.cfg, why.Top(), &r.left, pages)
 	}
 	return err
 }
 
 // cause says in words why pages were left out for reason why, out of
-// pages read.
-func (e *Engine) cause(why tree.Reason, left *scan.LeftOut, pages int) string {
+// pages read, under cfg.
+func cause(cfg *config.Config, why tree.Reason, left *scan.LeftOut, pages int) string {
 	n := left.Tally[why]
 	switch why {
 	case tree.Canonical:
 		if base, m := topBase(left); m > 0 {
-			return fmt.Sprintf("%d of %d pages name a canonical URL under %s, not under base_url %s", m, pages, base, e.cfg.BaseURL)
+			return fmt.Sprintf("%d of %d pages name a canonical URL under %s, not under base_url %s", m, pages, base, cfg.BaseURL)
 		}
 		return fmt.Sprintf("%d of %d pages name another page as canonical", n, pages)
 	case tree.Robots:
-		return fmt.Sprintf("%d of %d pages are disallowed by robots.txt for user agent %q", n, pages, e.cfg.Pages.RobotsAgent)
+		return fmt.Sprintf("%d of %d pages are disallowed by robots.txt for user agent %q", n, pages, cfg.Pages.RobotsAgent)
 	case tree.NoIndex:
 		return fmt.Sprintf("%d of %d pages say noindex in their head", n, pages)
 	case tree.Redirect:
@@ -240,44 +228,30 @@ func topBase(left *scan.LeftOut) (string, int) {
 }
 
 // refuse abandons a publish the guard refused: no file of it lands, and
-// the engine's groups are as they were before it, so that it knows what is
-// published. Only what was read is reported.
+// the engine's model of what is published stays as it was (it takes a
+// run's groups only at the commit), so that it knows what is published.
+// Only what was read is reported.
 func (e *Engine) refuse(r *run, err *ShrinkError) (*Report, error) {
 	e.abort(r)
-	if e.dry != nil {
-		e.dry.refuse()
-	}
-	e.restore(r)
-	e.refused = err
-	if e.dry == nil {
+	e.out.refused()
+	e.model.refused = err
+	if e.out.lands() {
 		// The daemon retries the groups, with its backoff, until the
 		// shrink is over (a volume mounted again, a deploy finished) or
 		// forced.
 		e.failRun(r)
 	}
-	return &Report{LeftOut: r.left.Tally, Duration: e.now().Sub(r.start)}, err
-}
-
-// restore puts the engine's state back as it was before an abandoned run.
-func (e *Engine) restore(r *run) {
-	e.restoreURLFiles(r)
-	for dir, prev := range r.saved {
-		if prev == nil {
-			delete(e.groups, dir)
-		} else {
-			e.groups[dir] = prev
-		}
-	}
+	return &Report{LeftOut: r.left.Tally, Duration: e.opts.now().Sub(r.start)}, err
 }
 
 // Refused returns the last refusal, until a full build succeeds or every
 // group it marked failed is published: while it stands, the published
 // sitemaps are older than the tree.
 func (e *Engine) Refused() error {
-	if e.refused == nil {
+	if e.model.refused == nil {
 		return nil
 	}
-	return e.refused
+	return e.model.refused
 }
 
 // warnCanonicals warns, after the first full build, when most pages'

@@ -131,9 +131,10 @@ func quotedArgs(s string) ([]string, error) {
 
 func mustWrite(t testing.TB, p string, mt time.Time) {
 	t.Helper()
-	// Bytes that name the mtime: a later write is a change in either
-	// lastmod mode (pages.lastmod).
-	writeFile(t, p, "<!doctype html><title>x</title>\n<!-- "+mt.UTC().Format(time.RFC3339Nano)+" -->\n", mt)
+	// Text that names the page and the mtime: a later write is a change
+	// in every lastmod mode (pages.lastmod: what the page says changes,
+	// and it says something no other page says, as content does).
+	writeFile(t, p, "<!doctype html><title>x</title>\n<p>"+filepath.Base(p)+" written at "+mt.UTC().Format(time.RFC3339Nano)+"</p>\n", mt)
 }
 
 // writeFile writes a file, making its directory, and sets its mtime.

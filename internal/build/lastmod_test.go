@@ -354,7 +354,7 @@ func TestUnreadableDirectoryKeepsItsState(t *testing.T) {
 			if !daemon {
 				e, _ = newEngine(t, cfg)
 			}
-			e.openDir = func(p string) (*os.File, error) {
+			e.opts.openDir = func(p string) (*os.File, error) {
 				if p == deny {
 					return nil, &os.PathError{Op: "open", Path: p, Err: os.ErrPermission}
 				}
@@ -363,7 +363,7 @@ func TestUnreadableDirectoryKeepsItsState(t *testing.T) {
 			if _, err := e.Build(context.Background()); err == nil {
 				t.Fatal("no error for the unreadable directory")
 			}
-			e.openDir = os.Open
+			e.opts.openDir = os.Open
 			if !daemon {
 				e.Close()
 				e, _ = newEngine(t, cfg)

@@ -6,15 +6,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
-
-// groupRead is one group read by a rebuild, before it is published.
-type groupRead struct {
-	g *scan.Group
-	u *tree.Update
-}
 
 // otherNames finds, for the pages a rebuild's reads found changed that
 // have other names (hard links, as `cp -al`, hardlink or jdupes -L make
@@ -34,103 +27,146 @@ type groupRead struct {
 // (a stat, no read). That costs a stat per page known, and only then: a
 // link made to a file as it is known (`cp -al`) finds its stamp known.
 func (e *Engine) otherNames(reads map[string]groupRead, dirty map[string][]string, names map[string][]string) map[string]map[string][]string {
-	type id struct {
-		stamp, sum uint64
-		time       int64
-	}
-	idOf := func(p tree.Page) id {
-		if p.Stamp != tree.NoStamp {
-			return id{p.Stamp, p.Sum, 0}
-		}
-		return id{0, 0, p.Time}
-	}
-	self := map[[2]string]bool{}
-	want := map[id]bool{}
-	// Names nothing knew, by the stamp (or, where none is kept, the
-	// mtime) of their files now: the files to look for if no page known
-	// has it.
-	freshStamp := map[uint64][][2]uint64{}
-	freshTime := map[int64][][2]uint64{}
-	for _, rd := range reads {
-		for _, rl := range rd.g.Relinked {
-			self[[2]string{rl.Dir, rl.Name}] = true
-			want[idOf(rl.Was)] = true
-		}
-		for _, ln := range rd.g.Linked {
-			self[[2]string{ln.Dir, ln.Name}] = true
-			f := [2]uint64{ln.Dev, ln.Ino}
-			freshStamp[ln.Stamp] = append(freshStamp[ln.Stamp], f)
-			freshTime[ln.MTime] = append(freshTime[ln.MTime], f)
-		}
-	}
-	if len(want) == 0 && len(freshStamp) == 0 {
+	s := linkSearchOf(reads)
+	if len(s.want) == 0 && len(s.freshStamp) == 0 {
 		return nil
 	}
-	var out map[string]map[string][]string
-	added := map[[2]string]bool{}
+	found := foundNames{}
 	add := func(dir, name string) {
-		group := e.depth.GroupOf(dir)
-		if added[[2]string{dir, name}] || covered(reads, dirty, names, group, dir, name) {
-			return
+		if group := e.opts.depth.GroupOf(dir); !covered(reads, dirty, names, group, dir, name) {
+			found.add(group, dir, name)
 		}
-		added[[2]string{dir, name}] = true
-		if out == nil {
-			out = map[string]map[string][]string{}
-		}
-		if out[group] == nil {
-			out[group] = map[string][]string{}
-		}
-		out[group][dir] = append(out[group][dir], name)
 	}
 	each := func(f func(dir string, l *tree.Listing)) {
-		e.mem.Each(f)
+		e.model.mem.Each(f)
 		for d, l := range e.pages.held {
 			f(d, l)
 		}
 	}
-	known := map[[2]uint64]bool{} // files whose stamp a page known has
+	files := s.byKnown(each, add)
+	if len(files) > 0 {
+		s.byIdentity(e.cfg.Root, files, each, add)
+	}
+	return found.out
+}
+
+// pageID is a file as what is known of one of its names tells it: its
+// stamp and content hash, or its time where no stamp is kept.
+type pageID struct {
+	stamp, sum uint64
+	time       int64
+}
+
+func idOf(p tree.Page) pageID {
+	if p.Stamp != tree.NoStamp {
+		return pageID{p.Stamp, p.Sum, 0}
+	}
+	return pageID{0, 0, p.Time}
+}
+
+type (
+	fileID   [2]uint64 // a file by device and inode
+	pageName [2]string // a page by directory and name
+)
+
+// linkSearch is what otherNames looks for, from a rebuild's reads.
+type linkSearch struct {
+	self map[pageName]bool // the names the reads found changed: not others
+	want map[pageID]bool   // the files of those names, as known before
+	// Names nothing knew, by the stamp (or, where none is kept, the
+	// mtime) of their files now: the files to look for if no page known
+	// has it.
+	freshStamp map[uint64][]fileID
+	freshTime  map[int64][]fileID
+}
+
+func linkSearchOf(reads map[string]groupRead) linkSearch {
+	s := linkSearch{self: map[pageName]bool{}, want: map[pageID]bool{}, freshStamp: map[uint64][]fileID{}, freshTime: map[int64][]fileID{}}
+	for _, rd := range reads {
+		for _, rl := range rd.g.Relinked {
+			s.self[pageName{rl.Dir, rl.Name}] = true
+			s.want[idOf(rl.Was)] = true
+		}
+		for _, ln := range rd.g.Linked {
+			s.self[pageName{ln.Dir, ln.Name}] = true
+			f := fileID{ln.Dev, ln.Ino}
+			s.freshStamp[ln.Stamp] = append(s.freshStamp[ln.Stamp], f)
+			s.freshTime[ln.MTime] = append(s.freshTime[ln.MTime], f)
+		}
+	}
+	return s
+}
+
+// byKnown adds the pages known (each) that are the files wanted, and
+// returns the files of the names nothing knew whose stamp no page known
+// has: those are to be found by their identity.
+func (s linkSearch) byKnown(each func(func(string, *tree.Listing)), add func(dir, name string)) map[fileID]bool {
+	known := map[fileID]bool{} // files whose stamp a page known has
 	each(func(dir string, l *tree.Listing) {
 		l.All(func(i int, name string) {
-			k := id{0, 0, l.Time(i)}
+			k := pageID{0, 0, l.Time(i)}
 			st := l.Stamp(i)
 			if st != tree.NoStamp {
-				k = id{st, l.Sum(i), 0}
-				for _, f := range freshStamp[st] {
+				k = pageID{st, l.Sum(i), 0}
+				for _, f := range s.freshStamp[st] {
 					known[f] = true
 				}
 			} else {
-				for _, f := range freshTime[l.Time(i)] {
+				for _, f := range s.freshTime[l.Time(i)] {
 					known[f] = true
 				}
 			}
-			if want[k] && !self[[2]string{dir, name}] {
+			if s.want[k] && !s.self[pageName{dir, name}] {
 				add(dir, name)
 			}
 		})
 	})
-	files := map[[2]uint64]bool{}
-	for _, fs := range freshStamp {
+	files := map[fileID]bool{}
+	for _, fs := range s.freshStamp {
 		for _, f := range fs {
 			if !known[f] {
 				files[f] = true
 			}
 		}
 	}
-	if len(files) == 0 {
-		return out
-	}
+	return files
+}
+
+// byIdentity adds the pages known (each) that are one of files, by a stat
+// of each below root.
+func (s linkSearch) byIdentity(root string, files map[fileID]bool, each func(func(string, *tree.Listing)), add func(dir, name string)) {
 	each(func(dir string, l *tree.Listing) {
 		l.All(func(i int, name string) {
-			if self[[2]string{dir, name}] {
+			if s.self[pageName{dir, name}] {
 				return
 			}
 			var st unix.Stat_t
-			if unix.Lstat(filepath.Join(e.cfg.Root, dir, name), &st) == nil && files[[2]uint64{uint64(st.Dev), st.Ino}] {
+			if unix.Lstat(filepath.Join(root, dir, name), &st) == nil && files[fileID{uint64(st.Dev), st.Ino}] {
 				add(dir, name)
 			}
 		})
 	})
-	return out
+}
+
+// foundNames are the other names to read again, by group and directory,
+// each once.
+type foundNames struct {
+	out   map[string]map[string][]string
+	added map[pageName]bool
+}
+
+func (f *foundNames) add(group, dir, name string) {
+	if f.added[pageName{dir, name}] {
+		return
+	}
+	if f.out == nil {
+		f.out, f.added = map[string]map[string][]string{}, map[pageName]bool{}
+	}
+	f.added[pageName{dir, name}] = true
+	if f.out[group] == nil {
+		f.out[group] = map[string][]string{}
+	}
+	f.out[group][dir] = append(f.out[group][dir], name)
 }
 
 // covered reports whether a rebuild's reads already looked at a page.

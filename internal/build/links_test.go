@@ -2,12 +2,17 @@ package build
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/scan"
+	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 // TestLinkMadeAndEditedInOneBatch makes a hard link and edits the file
@@ -109,4 +114,56 @@ func editInPlace(t *testing.T, p string) {
 	f.Close()
 	edited := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
 	os.Chtimes(p, edited, edited)
+}
+
+// TestLinkSearchByKnown: the pages known that are the file a read found
+// changed are its other names (not the name it was read by), by stamp and
+// hash, or by time where no stamp is kept; a name nothing knew is looked
+// for by identity only when no page known has its file's stamp.
+func TestLinkSearchByKnown(t *testing.T) {
+	known := map[string]*tree.Listing{
+		"a": tree.NewListing([]tree.Page{
+			{Name: "x.html", Time: 1, Stamp: 10, Sum: 100},
+			{Name: "y.html", Time: 2, Stamp: 20, Sum: 200},
+		}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{}),
+		"b": tree.NewListing([]tree.Page{
+			{Name: "x2.html", Time: 1, Stamp: 10, Sum: 100}, // another name of a/x.html
+			{Name: "y2.html", Time: 2, Stamp: 20, Sum: 999}, // same stamp, other bytes
+			{Name: "t.html", Time: 7, Stamp: tree.NoStamp},  // no stamp kept
+			{Name: "t2.html", Time: 7, Stamp: tree.NoStamp}, // same time
+		}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{}),
+	}
+	each := func(f func(string, *tree.Listing)) {
+		for _, d := range slices.Sorted(maps.Keys(known)) {
+			f(d, known[d])
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		reads     []*scan.Group
+		want      []string // dir/name added, sorted
+		wantFiles int      // files left to find by identity
+	}{
+		{"nothing", nil, nil, 0},
+		{"by stamp and hash", []*scan.Group{{Relinked: []scan.Relinked{{Dir: "a", Name: "x.html", Was: tree.Page{Stamp: 10, Sum: 100}}}}},
+			[]string{"b/x2.html"}, 0},
+		{"by time", []*scan.Group{{Relinked: []scan.Relinked{{Dir: "b", Name: "t.html", Was: tree.Page{Time: 7, Stamp: tree.NoStamp}}}}},
+			[]string{"b/t2.html"}, 0},
+		{"a name nothing knew, its stamp known", []*scan.Group{{Linked: []scan.Linked{{Dir: "c", Name: "new.html", Stamp: 20, Ino: 1}}}}, nil, 0},
+		{"a name nothing knew, its stamp not", []*scan.Group{{Linked: []scan.Linked{{Dir: "c", Name: "new.html", Stamp: 30, MTime: 3, Ino: 2}}}}, nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reads := map[string]groupRead{}
+			for i, g := range tc.reads {
+				reads[fmt.Sprint(i)] = groupRead{g: g}
+			}
+			s := linkSearchOf(reads)
+			var got []string
+			files := s.byKnown(each, func(dir, name string) { got = append(got, dir+"/"+name) })
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) || len(files) != tc.wantFiles {
+				t.Errorf("found %q and %d files to look for, want %q and %d", got, len(files), tc.want, tc.wantFiles)
+			}
+		})
+	}
 }

@@ -75,7 +75,7 @@ func TestChangesEncodeTheirPartsOnly(t *testing.T) {
 				os.WriteFile(tampered, bytes.Replace(b, []byte("<url>"), []byte("<url> "), 1), 0o644)
 			}
 		}
-		before := e.partsEncoded
+		before := e.enc.parts
 		op, most := r.IntN(10), 1
 		switch {
 		case op < 5: // rewrite a page: one part
@@ -120,7 +120,7 @@ func TestChangesEncodeTheirPartsOnly(t *testing.T) {
 		if tampered != "" && most > 0 {
 			most++
 		}
-		if n := e.partsEncoded - before; most > 0 && n > most {
+		if n := e.enc.parts - before; most > 0 && n > most {
 			t.Errorf("step %d (op %d): %d parts encoded, want at most %d", step, op, n, most)
 		}
 		// What the daemon published is what a full build writes.

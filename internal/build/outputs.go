@@ -3,29 +3,159 @@ package build
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
-	"net/url"
 	"path"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"go.uber.org/zap"
-	"golang.org/x/sys/unix"
-
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/publish"
-	"github.com/sitemapd/sitemapd/internal/robots"
-	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
 )
+
+// sink is where a publish's files go: the output tree (writer), or a
+// plan of what would be written (dryRun, WithDryRun). Every write of the
+// engine (a file staged or removed, a temp file cleaned, the record of
+// text sitemaps, the page store in state_dir) goes through it, so that a
+// dry run runs every step of a publish but its writes, as a second
+// implementation of them, not as a branch in each.
+type sink interface {
+	// begin starts a publish; text is the record of text sitemaps as it
+	// begins.
+	begin(text *textrecord.Record)
+	// stage is Batch.PutMode (Batch.Put for mode 0): it stages data as
+	// the file name and reports whether that changes the file.
+	stage(batch *publish.Batch, name string, data []byte, mode fs.FileMode) (changed bool, err error)
+	// remove is Publisher.Remove: it removes one of our files, and
+	// reports whether one was there.
+	remove(name string) (bool, error)
+	// removeTemp is Publisher.RemoveTemp.
+	removeTemp(name string, before time.Time) error
+	// modTime is the mtime of an output file as the index lists it.
+	modTime(name string) (time.Time, error)
+	// prepareText and saveText write the record of text sitemaps
+	// (textrecord.Record's Prepare, before the commit, and Save).
+	prepareText(text *textrecord.Record) (drop []string, err error)
+	saveText(text *textrecord.Record) error
+	// planGroup notes a group staged: the URLs it lists, its files.
+	planGroup(dir string, urls int, names []string)
+	// refused notes a publish the shrink guard refused: none of its
+	// files land.
+	refused()
+	// pageStore starts the page store a full build writes whole at path
+	// (nil, nil: none is written).
+	pageStore(path string, keys pagestore.Keys) (*pagestore.Writer, error)
+	// quarantine moves aside a page store that cannot be read; "" and a
+	// nil error when it is left where it is.
+	quarantine(path string) (aside string, err error)
+	// lands reports whether files land: a publish whose files do not is
+	// owed to nobody, marks no group for a retry and trusts no part as
+	// it landed.
+	lands() bool
+}
+
+// writer is the sink of a publish: the output tree, through its
+// publisher, and state_dir.
+type writer struct{ pub *publish.Publisher }
+
+func (w writer) begin(*textrecord.Record) {}
+
+func (w writer) stage(batch *publish.Batch, name string, data []byte, mode fs.FileMode) (bool, error) {
+	if mode == 0 {
+		return batch.Put(name, data)
+	}
+	return batch.PutMode(name, data, mode)
+}
+
+func (w writer) remove(name string) (bool, error) { return w.pub.Remove(name) }
+
+func (w writer) removeTemp(name string, before time.Time) error {
+	return w.pub.RemoveTemp(name, before)
+}
+
+func (w writer) modTime(name string) (time.Time, error) { return w.pub.ModTime(name) }
+
+func (w writer) prepareText(text *textrecord.Record) ([]string, error) { return text.Prepare() }
+
+func (w writer) saveText(text *textrecord.Record) error { return text.Save() }
+
+func (w writer) planGroup(string, int, []string) {}
+
+func (w writer) refused() {}
+
+func (w writer) pageStore(path string, keys pagestore.Keys) (*pagestore.Writer, error) {
+	return pagestore.Create(path, keys)
+}
+
+func (w writer) quarantine(path string) (string, error) { return pagestore.Quarantine(path) }
+
+func (w writer) lands() bool { return true }
+
+// encoder encodes sitemaps and compresses outputs, reusing its gzip
+// writer and buffer across files. It counts the parts it encodes: a
+// change encodes the parts it touched only, and the tests check it.
+type encoder struct {
+	sitemap.Encoder
+	gzip  bool
+	gz    *gzip.Writer
+	buf   bytes.Buffer
+	parts int // sitemap parts encoded since New
+}
+
+// newEncoder returns the encoder of cfg's outputs.
+func newEncoder(cfg *config.Config, loc *siteurl.Locator) *encoder {
+	c := &encoder{gzip: cfg.Gzip}
+	c.Stylesheet = cfg.Stylesheet
+	if cfg.Stylesheet == "builtin" {
+		c.Stylesheet = loc.File(config.StylesheetFile)
+	}
+	return c
+}
+
+// compress gzips deterministically when gzip is on: the header carries no
+// name and no time, so equal input gives equal bytes. The bytes returned
+// are valid until the next call.
+func (c *encoder) compress(data []byte) ([]byte, error) {
+	if !c.gzip {
+		return data, nil
+	}
+	c.buf.Reset()
+	if c.gz == nil {
+		c.gz, _ = gzip.NewWriterLevel(&c.buf, gzip.BestSpeed)
+	} else {
+		c.gz.Reset(&c.buf)
+	}
+	if _, err := c.gz.Write(data); err != nil {
+		return nil, err
+	}
+	if err := c.gz.Close(); err != nil {
+		return nil, err
+	}
+	return c.buf.Bytes(), nil
+}
+
+// put stages one output file, gzipped if configured, and returns the bytes
+// staged (valid until the next gzip) and whether they change the file.
+func (e *Engine) put(batch *publish.Batch, rep *Report, name string, data []byte) (stored []byte, changed bool, err error) {
+	if data, err = e.enc.compress(data); err != nil {
+		return nil, false, err
+	}
+	if changed, err = e.out.stage(batch, name, data, 0); err != nil {
+		return nil, false, err
+	}
+	if changed {
+		rep.Written = append(rep.Written, filepath.Join(e.opts.outDir, name))
+	} else {
+		rep.Unchanged++
+	}
+	return data, changed, nil
+}
 
 // owned recognises the files sitemapd may replace or remove: by the marker
 // comment near their start (looking inside gzip files), or, for the files
@@ -36,7 +166,7 @@ func (e *Engine) owned(name string, head []byte) bool {
 		// (publishRobots keeps every byte that is not its lines).
 		return e.cfg.RobotsTxt
 	}
-	if key, ok := e.keyFiles[name]; ok {
+	if key, ok := e.opts.keyFiles[name]; ok {
 		// An IndexNow key file holds the key and nothing else, so it has
 		// no room for a marker: one holding our key is as good as ours.
 		return string(head) == key
@@ -45,7 +175,7 @@ func (e *Engine) owned(name string, head []byte) bool {
 		return textrecord.IsRecord(head)
 	}
 	if config.IsPartName(path.Base(name), e.cfg.TextName()) {
-		return e.text.Owns(name)
+		return e.model.text.Owns(name)
 	}
 	if strings.HasSuffix(name, ".gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(head))
@@ -59,258 +189,30 @@ func (e *Engine) owned(name string, head []byte) bool {
 	return sitemap.HasMarker(head)
 }
 
+// notOwned says why a file in the way is not sitemapd's.
+const notOwned = "it was not written by sitemapd (no generator marker in it, or, for a text sitemap, not in " + textrecord.Name + ")"
+
 // outName adds ".gz" when gzip is on.
-func (e *Engine) outName(name string) string {
-	if e.cfg.Gzip {
+func outName(cfg *config.Config, name string) string {
+	if cfg.Gzip {
 		return name + ".gz"
 	}
 	return name
 }
 
-// put stages one output file, gzipped if configured, and returns the bytes
-// staged (valid until the next gzip) and whether they change the file.
-func (e *Engine) put(batch *publish.Batch, rep *Report, name string, data []byte) (stored []byte, changed bool, err error) {
-	if e.cfg.Gzip {
-		if data, err = e.gzip(data); err != nil {
-			return nil, false, err
-		}
-	}
-	if changed, err = e.stage(batch, name, data, 0); err != nil {
-		return nil, false, err
-	}
-	if changed {
-		rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
-	} else {
-		rep.Unchanged++
-	}
-	return data, changed, nil
-}
-
-// gzip compresses deterministically: the header carries no name and no
-// time, so equal input gives equal bytes.
-func (e *Engine) gzip(data []byte) ([]byte, error) {
-	e.gzBuf.Reset()
-	if e.gz == nil {
-		e.gz, _ = gzip.NewWriterLevel(&e.gzBuf, gzip.BestSpeed)
-	} else {
-		e.gz.Reset(&e.gzBuf)
-	}
-	if _, err := e.gz.Write(data); err != nil {
-		return nil, err
-	}
-	if err := e.gz.Close(); err != nil {
-		return nil, err
-	}
-	return e.gzBuf.Bytes(), nil
-}
-
-// publishIndex writes the root index (split past 50,000 sitemaps) listing
-// every group's parts with their files' mtimes, the time their content last
-// changed. With no sitemaps at all no index is written: an empty one is
-// invalid.
-func (e *Engine) publishIndex(rep *Report) error {
-	var refs []sitemap.Ref
-	var errs []error
-	for _, g := range e.groups {
-		refs = e.appendRefs(refs, g.parts, g.published, &errs)
-	}
-	refs = e.extraRefs(refs, &errs)
-	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
-	batch := e.pub.Begin()
-	n := 0
-	err := e.enc.Index(refs, func(part []byte) error {
-		n++
-		_, _, err := e.put(batch, rep, e.outName(config.PartName(e.cfg.IndexName, n)), part)
-		return err
-	})
-	if err != nil {
-		batch.Abort()
-		return errors.Join(append(errs, fmt.Errorf("index not updated: %w", err))...)
-	}
-	e.indexParts = n
-	rep.Indexes = n
-	failed, err := e.commitFiles(batch, rep)
-	errs = append(errs, err)
-	for _, ferr := range failed {
-		// The old index file stays; retrying the root group rewrites it.
-		e.state("").failed = true
-		errs = append(errs, fmt.Errorf("index not updated: %w", ferr))
-	}
-	return errors.Join(errs...)
-}
-
-// appendRefs appends the index entries of sitemap files (relative to the
-// output root), each with its file's mtime, the time its content last
-// changed; files that are not there are left out. landed, if the files
-// are a group's parts as they landed (group.published), gives the mtimes
-// it knows: a change of one part does not stat every part of the site
-// (through os.Root, a stat is a syscall a path component).
-func (e *Engine) appendRefs(refs []sitemap.Ref, names []string, landed []part, errs *[]error) []sitemap.Ref {
-	for i, n := range names {
-		if i < len(landed) && landed[i].name == n && landed[i].file != (fileStamp{}) {
-			mt := time.Unix(0, landed[i].file.mtime)
-			refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
-			continue
-		}
-		mt, err := e.modTime(n)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				*errs = append(*errs, fmt.Errorf("index: stat %s: %w", filepath.Join(e.outDir, n), err))
-			}
-			continue
-		}
-		refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
-	}
-	return refs
-}
-
-// indexNames lists the index files of the last publish.
-func (e *Engine) indexNames() []string {
-	names := make([]string, e.indexParts)
-	for i := range names {
-		names[i] = e.outName(config.PartName(e.cfg.IndexName, i+1))
-	}
-	return names
-}
-
-// indexedParts lists the sitemap files the index on disk lists (as paths
-// relative to the output root): what sitemapd published last, wherever it
-// is. Entries that are not sitemaps of this configuration's name, or not
-// under base_url, are left out.
-func (e *Engine) indexedParts() []string {
-	var names []string
-	for loc := range e.readURLs(e.publishedPartsOf("", e.cfg.IndexName)) {
-		p, ok := e.loc.SitePath(loc)
-		if !ok {
-			continue
-		}
-		name, err := url.PathUnescape(strings.TrimPrefix(p, "/"))
-		if err == nil && config.IsPartName(path.Base(name), e.cfg.SitemapName) && name == path.Clean(name) {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// IndexURLs returns the URLs of the published index files.
-func (e *Engine) IndexURLs() []string {
-	var urls []string
-	for _, n := range e.indexNames() {
-		urls = append(urls, e.loc.File(n))
-	}
-	return urls
-}
-
-// publishExtras writes the files that go at the root of the output next to
-// the index: the IndexNow key files, where the engines fetch them
-// (keyLocation: <key>.txt holding the key), and the built-in stylesheet.
-// They are never gzipped.
-func (e *Engine) publishExtras(rep *Report) error {
-	files := map[string][]byte{}
-	for name, key := range e.keyFiles {
-		files[name] = []byte(key)
-	}
-	if e.cfg.Stylesheet == "builtin" {
-		files[config.StylesheetFile] = builtinStylesheet
-	}
-	if len(files) == 0 {
-		return nil
-	}
-	batch := e.pub.Begin()
-	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		changed, err := e.stage(batch, name, files[name], 0)
-		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case changed:
-			rep.Written = append(rep.Written, filepath.Join(e.outDir, name))
-		}
-	}
-	failed, err := e.commitFiles(batch, rep)
-	errs = append(errs, err)
-	for _, ferr := range failed {
-		errs = append(errs, ferr)
-	}
-	return errors.Join(errs...)
-}
-
-// maxRobotsEdit is the largest robots.txt publishRobots edits: 32 times
-// what Google reads of one.
-const maxRobotsEdit = 16 << 20
-
-// publishRobots keeps one "Sitemap:" line per index file in robots.txt
-// (robots_txt: true), changing nothing else in it; the file is created if
-// absent. A robots.txt sitemapd may not write is left alone with a warning:
-// replacing it by rename would take it from its owner.
-func (e *Engine) publishRobots(rep *Report) error {
-	if !e.cfg.RobotsTxt {
-		return nil
-	}
-	const name = config.RobotsFile
-	abs := filepath.Join(e.outDir, name)
-	var old []byte
-	mode := fs.FileMode(0o644)
-	st, err := e.pub.Stat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	case !st.Mode().IsRegular():
-		e.log.Warn("robots.txt is not a regular file; not adding Sitemap lines", zap.String("path", abs))
-		return nil
-	default:
-		if err := unix.Access(abs, unix.W_OK); err != nil {
-			e.log.Warn("robots.txt is not writable by sitemapd; not adding Sitemap lines", zap.String("path", abs), zap.Error(err))
-			return nil
-		}
-		old, err = e.pub.ReadFile(name, maxRobotsEdit)
-		var tooLarge *safefile.TooLargeError
-		if errors.As(err, &tooLarge) {
-			// Rewritten, it would lose what was not read.
-			e.log.Warn("robots.txt is too large to edit; not adding Sitemap lines", zap.String("path", abs), zap.Int64("limit", maxRobotsEdit))
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		mode = st.Mode().Perm()
-	}
-	data := robots.WithSitemaps(old, e.IndexURLs(), e.isIndexURL)
-	if bytes.Equal(data, old) || (old == nil && len(data) == 0) {
-		return nil
-	}
-	batch := e.pub.Begin()
-	changed, err := e.stage(batch, name, data, mode)
-	if err != nil {
-		return err
-	}
-	if changed {
-		rep.Written = append(rep.Written, abs)
-	}
-	failed, err := e.commitFiles(batch, rep)
-	return errors.Join(err, failed[name])
-}
-
-// isIndexURL reports whether a URL names one of this site's index files,
-// of any part number: a line for an index file that is no more is ours to
-// remove.
-func (e *Engine) isIndexURL(u string) bool {
-	p, ok := e.loc.SitePath(u)
-	if !ok {
-		return false
-	}
-	name, err := url.PathUnescape(p[1:])
-	return err == nil && !strings.Contains(name, "/") && config.IsPartName(name, e.cfg.IndexName)
+// isPart reports whether file is a part of the output called base as
+// written now (gzipped or not, as configured).
+func isPart(cfg *config.Config, file, base string) bool {
+	return file == outName(cfg, strings.TrimSuffix(file, ".gz")) && config.IsPartName(file, base)
 }
 
 // scanOutputs lists sitemapd's files in a separate output directory.
 func (e *Engine) scanOutputs() (own, temps []string, err error) {
-	err = filepath.WalkDir(e.outDir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(e.opts.outDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("scan output directory: %w", err)
 		}
-		rel, _ := filepath.Rel(e.outDir, p)
+		rel, _ := filepath.Rel(e.opts.outDir, p)
 		rel = filepath.ToSlash(rel)
 		switch {
 		case d.IsDir():
@@ -324,3 +226,9 @@ func (e *Engine) scanOutputs() (own, temps []string, err error) {
 	})
 	return own, temps, err
 }
+
+// The writer and the dry run are the two sinks.
+var (
+	_ sink = writer{}
+	_ sink = (*dryRun)(nil)
+)

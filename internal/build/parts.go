@@ -3,7 +3,6 @@ package build
 import (
 	"slices"
 	"sort"
-	"syscall"
 
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -31,23 +30,6 @@ type fileStamp struct {
 	mtime, ctime int64
 }
 
-// stampOf stats a part's file; the zero stamp, which matches none, when it
-// cannot.
-func (e *Engine) stampOf(name string) fileStamp {
-	fi, err := e.pub.Stat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		return fileStamp{}
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileStamp{}
-	}
-	return fileStamp{
-		ino: int64(st.Ino), size: st.Size,
-		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
-	}
-}
-
 // localParts is what a change needs to encode the parts it touched only:
 // the group's parts as remembered, the sorted Locs of the pages it touched
 // (added, removed, or with another time or head), and the group's
@@ -67,11 +49,11 @@ type localParts struct {
 // parts are not known, or holding a page whose time has come since (its
 // URL changes without a change to its directory).
 func (e *Engine) local(r *run, dir string, st *group, u *tree.Update) *localParts {
-	if r.full || e.dry != nil || e.mem == nil || e.cfg.TextSitemaps() || e.feedOn() || u == nil || u.Whole || u.View == nil ||
+	if r.full || !e.out.lands() || e.model.mem == nil || e.cfg.TextSitemaps() || feedOn(e.cfg) || u == nil || u.Whole || u.View == nil ||
 		st.published == nil || st.failed || (st.due != 0 && st.due <= r.now.UnixNano()) {
 		return nil
 	}
-	before := e.remembered(dir)
+	before := e.model.remembered(dir)
 	if before == nil {
 		return nil
 	}
@@ -93,18 +75,54 @@ func (e *Engine) touched(old, cur map[string]*tree.Listing) []string {
 }
 
 // encodeLocal encodes and stages the parts of a group a change touched,
-// and returns all its parts, cut as encoding all its URLs would cut them,
-// and how many URLs they list. Parts are cut where the
-// URLs say (sitemap.Chunks): a part's end depends on its own URLs, and on
-// the URL after it only when it is not cut (Chunk.Sized, or the last
-// part). So the parts that hold a touched URL (or whose file is no longer
-// as it landed) are cut again from the URLs of their span only, starting
-// where the part before them ends, until a cut falls where an untouched
-// part begins; the parts after it are as they were, and are not read.
-func (e *Engine) encodeLocal(r *run, dir string, l *localParts) (names []string, parts []part, changed bool, n int, err error) {
+// and returns all its parts, cut as encoding all its URLs would cut them
+// (no chunks: text sitemaps, which need them, rule it out). Parts are cut
+// where the URLs say (sitemap.Chunks): a part's end depends on its own
+// URLs, and on the URL after it only when it is not cut (Chunk.Sized, or
+// the last part). So the parts that hold a touched URL (or whose file is
+// no longer as it landed) are cut again from the URLs of their span only,
+// starting where the part before them ends, until a cut falls where an
+// untouched part begins; the parts after it are as they were, and are not
+// read.
+func (e *Engine) encodeLocal(r *run, dir string, l *localParts) (encoded, error) {
+	var enc encoded
+	add := func(p part) {
+		enc.names, enc.parts, enc.n = append(enc.names, p.name), append(enc.parts, p), enc.n+p.n
+	}
 	old := l.old
 	k := len(old)
-	// hit[i]: part i must be cut again; hit[k]: URLs come after the last.
+	hit := e.hits(l)
+	for i := 0; i <= k; {
+		if !hit[i] {
+			if i == k {
+				break // nothing after the last part
+			}
+			add(old[i])
+			r.rep.Unchanged++
+			i++
+			continue
+		}
+		j, chunks := e.recut(r, l, hit, i)
+		for _, c := range chunks {
+			p, ch, err := e.encodePart(r, e.extras.partName(dir, c.Key), c)
+			if err != nil {
+				return encoded{}, err
+			}
+			add(p)
+			enc.changed = enc.changed || ch
+		}
+		i = j + 1
+	}
+	return enc, nil
+}
+
+// hits says which of a group's parts a change must cut again: hit[i] for
+// part i, hit[len(l.old)] when URLs come after the last. A part is hit by
+// a URL touched in its span, by its file no longer as it landed, or by a
+// hit on the part after it when its own end depends on what follows.
+func (e *Engine) hits(l *localParts) []bool {
+	old := l.old
+	k := len(old)
 	hit := make([]bool, k+1)
 	for _, t := range l.touched {
 		// A URL after one part's last and up to the next's is in the
@@ -112,7 +130,7 @@ func (e *Engine) encodeLocal(r *run, dir string, l *localParts) (names []string,
 		hit[sort.Search(k, func(i int) bool { return old[i].last >= t })] = true
 	}
 	for i := range old {
-		if !hit[i] && (old[i].file == (fileStamp{}) || e.stampOf(old[i].name) != old[i].file) {
+		if !hit[i] && (old[i].file == (fileStamp{}) || e.disk.stamp(old[i].name) != old[i].file) {
 			hit[i] = true // edited, replaced or removed meanwhile: repaired
 		}
 	}
@@ -121,59 +139,47 @@ func (e *Engine) encodeLocal(r *run, dir string, l *localParts) (names []string,
 			hit[i] = true
 		}
 	}
-	for i := 0; i <= k; {
-		if !hit[i] {
-			if i == k {
-				break // nothing after the last part
-			}
-			p := old[i]
-			names, parts, n = append(names, p.name), append(parts, p), n+p.n
-			r.rep.Unchanged++
-			i++
-			continue
-		}
-		j := i
-		var chunks []sitemap.Chunk
-		for {
-			for j < k && hit[j+1] {
-				j++
-			}
-			sp := scan.Span{FromStart: i == 0, ToEnd: j == k}
-			if i > 0 {
-				sp.After = old[i-1].last
-			}
-			if !sp.ToEnd {
-				sp.Through = old[j].last
-			}
-			urls := sortURLs(e.scan.URLsIn(l.view, sp, r.now))
-			chunks = sitemap.Chunks(urls, e.cfg.PartSize)
-			// The part after the span begins where it did only if the
-			// span ends with a cut (or holds nothing, so ends where the
-			// part before it does).
-			if j >= k-1 || len(chunks) == 0 || chunks[len(chunks)-1].Key != "" {
-				break
-			}
+	return hit
+}
+
+// recut cuts again the URLs of the span of hit parts that begins with
+// part i, extending it (and marking hit) while its last cut does not fall
+// where an untouched part begins. It returns the span's last part and its
+// chunks.
+func (e *Engine) recut(r *run, l *localParts, hit []bool, i int) (int, []sitemap.Chunk) {
+	old := l.old
+	k := len(old)
+	j := i
+	for {
+		for j < k && hit[j+1] {
 			j++
-			hit[j] = true
 		}
-		for _, c := range chunks {
-			p, ch, err := e.encodePart(r, e.partName(dir, c.Key), c)
-			if err != nil {
-				return nil, nil, false, 0, err
-			}
-			names, parts, changed, n = append(names, p.name), append(parts, p), changed || ch, n+p.n
+		sp := scan.Span{FromStart: i == 0, ToEnd: j == k}
+		if i > 0 {
+			sp.After = old[i-1].last
 		}
-		i = j + 1
+		if !sp.ToEnd {
+			sp.Through = old[j].last
+		}
+		urls := sortURLs(e.scan.URLsIn(l.view, sp, r.now))
+		chunks := sitemap.Chunks(urls, e.cfg.PartSize)
+		// The part after the span begins where it did only if the
+		// span ends with a cut (or holds nothing, so ends where the
+		// part before it does).
+		if j >= k-1 || len(chunks) == 0 || chunks[len(chunks)-1].Key != "" {
+			return j, chunks
+		}
+		j++
+		hit[j] = true
 	}
-	return names, parts, changed, n, nil
 }
 
 // landed records the parts of a group whose files landed: those not known
 // to be unchanged are stated now.
-func (e *Engine) landed(g *group, parts []part) {
+func landed(disk onDisk, g *group, parts []part) {
 	for i := range parts {
 		if parts[i].file == (fileStamp{}) {
-			parts[i].file = e.stampOf(parts[i].name)
+			parts[i].file = disk.stamp(parts[i].name)
 		}
 	}
 	g.published = parts

@@ -100,23 +100,23 @@ func groupsKey(cfg any) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// loadGroups reads the groups record for a full build without memory
-// that keeps a page store (the digests need the walk's listings); other
-// publishes neither use nor write it.
+// loadRecord reads the groups record for a full build without memory
+// that keeps a page store (store: the digests need the walk's listings);
+// other publishes neither use nor write it. A dry run keeps no store.
 //
 // Read as every state file is (safefile): not through a link, never a FIFO
 // (which would hold the build before it begins), and at most maxGroupsSize.
-func (e *Engine) loadGroups(r *run) {
-	e.recorded = nil
-	if e.mem != nil || e.dry != nil || r.store == nil {
+func (ps *pageCache) loadRecord(store bool) {
+	ps.recorded = nil
+	if ps.mem != nil || !store {
 		return
 	}
-	key := groupsKey(e.cfg)
+	key := groupsKey(ps.cfg)
 	if key == "" {
 		return
 	}
-	e.recorded = &groupsRecord{Version: groupsVersion, Key: key, Groups: map[string]groupRecord{}}
-	path := filepath.Join(e.cfg.StateDir, groupsName)
+	ps.recorded = &groupsRecord{Version: groupsVersion, Key: key, Groups: map[string]groupRecord{}}
+	path := filepath.Join(ps.cfg.StateDir, groupsName)
 	b, err := safefile.ReadFile(path, maxGroupsSize, safefile.NoFollow)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
@@ -127,11 +127,11 @@ func (e *Engine) loadGroups(r *run) {
 	}
 	switch {
 	case err != nil:
-		e.log.Info("groups record not used: every group is encoded", zap.String("path", path), zap.Error(err))
+		ps.log.Info("groups record not used: every group is encoded", zap.String("path", path), zap.Error(err))
 	case old.Version != groupsVersion || old.Key != key:
-		e.log.Debug("groups record not used: written under another configuration or sitemapd", zap.String("path", path))
+		ps.log.Debug("groups record not used: written under another configuration or sitemapd", zap.String("path", path))
 	default:
-		e.recorded.Groups = old.Groups
+		ps.recorded.Groups = old.Groups
 	}
 }
 
@@ -147,22 +147,22 @@ func groupDigest(listings map[string]*tree.Listing) uint64 {
 
 // unchanged reports whether a group the walk handed over may keep its
 // files as they are (see above), and what the record says of it.
-func (e *Engine) unchanged(g *scan.Group, digest uint64) (groupRecord, bool) {
-	if e.recorded == nil {
+func (ps *pageCache) unchanged(g *scan.Group, digest uint64) (groupRecord, bool) {
+	if ps.recorded == nil {
 		return groupRecord{}, false
 	}
-	rec, ok := e.recorded.Groups[g.Dir]
+	rec, ok := ps.recorded.Groups[g.Dir]
 	switch {
 	case !ok, rec.Digest != digest, len(rec.Parts) == 0,
 		g.Err != nil, g.Due != 0, len(g.URLs) > 0, g.FollowsLinks(), len(g.Relinked) > 0, len(g.Linked) > 0,
-		e.cfg.TextSitemaps(), e.feedOn():
+		ps.cfg.TextSitemaps(), feedOn(ps.cfg):
 		// Text sitemaps and the feed are made from the URLs; pages
 		// through symlinks and other names have no listing of their own
 		// (g.URLs), or lead elsewhere.
 		return groupRecord{}, false
 	}
 	for _, p := range rec.Parts {
-		if e.stampOf(p.Name) != p.stamp() {
+		if ps.disk.stamp(p.Name) != p.stamp() {
 			return groupRecord{}, false
 		}
 	}
@@ -171,13 +171,12 @@ func (e *Engine) unchanged(g *scan.Group, digest uint64) (groupRecord, bool) {
 
 // keepGroup publishes a group unchanged: its parts stay as they are.
 func (e *Engine) keepGroup(r *run, g *scan.Group, rec groupRecord) {
-	r.save(e, g.Dir)
 	r.left.Merge(&g.Left)
 	parts := make([]part, len(rec.Parts))
 	for i, p := range rec.Parts {
 		parts[i] = part{name: p.Name, first: p.First, last: p.Last, n: p.N, ends: p.Ends, file: p.stamp()}
 	}
-	r.account(e, g, rec.URLs, rec.URLs, nil)
+	r.account(e.cfg.BaseURL, g, rec.URLs, rec.URLs, nil)
 	r.rep.Unchanged += len(parts)
 	e.noteStaged(r, g, staging{urls: rec.URLs, parts: parts}, partNames(parts))
 }
@@ -186,16 +185,18 @@ func (p partRecord) stamp() fileStamp {
 	return fileStamp{ino: p.Ino, size: p.Size, mtime: p.MTime, ctime: p.CTime}
 }
 
-// saveGroups writes the groups record after a full build: each group
-// the build published (or kept) whole, with its parts as they landed.
-func (e *Engine) saveGroups(r *run) {
-	if e.recorded == nil {
+// saveRecord writes the groups record after a full build: each group
+// the build published (or kept) whole, with its parts as they landed
+// (groups, as published now; digests, the build's; kept, the groups that
+// failed).
+func (ps *pageCache) saveRecord(groups map[string]*group, digests map[string]uint64, kept map[string]bool) {
+	if ps.recorded == nil {
 		return
 	}
-	rec := &groupsRecord{Version: groupsVersion, Key: e.recorded.Key, Groups: map[string]groupRecord{}}
-	for dir, digest := range r.digests {
-		g := e.groups[dir]
-		if g == nil || g.failed || r.kept[dir] || len(g.published) == 0 || len(g.textParts) > 0 || g.urls < 0 || g.due != 0 {
+	rec := &groupsRecord{Version: groupsVersion, Key: ps.recorded.Key, Groups: map[string]groupRecord{}}
+	for dir, digest := range digests {
+		g := groups[dir]
+		if g == nil || g.failed || kept[dir] || len(g.published) == 0 || len(g.textParts) > 0 || g.urls < 0 || g.due != 0 {
 			// Not kept whole, or not known; or with a page still to come,
 			// whose lastmod is to come with it.
 			continue
@@ -215,10 +216,10 @@ func (e *Engine) saveGroups(r *run) {
 			rec.Groups[dir] = gr
 		}
 	}
-	e.recorded = nil
-	path := filepath.Join(e.cfg.StateDir, groupsName)
+	ps.recorded = nil
+	path := filepath.Join(ps.cfg.StateDir, groupsName)
 	if err := writeGroups(path, rec); err != nil {
-		e.log.Warn("groups record not written: the next build encodes every group", zap.String("path", path), zap.Error(err))
+		ps.log.Warn("groups record not written: the next build encodes every group", zap.String("path", path), zap.Error(err))
 	}
 }
 

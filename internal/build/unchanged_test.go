@@ -165,8 +165,8 @@ func TestUnchangedGroupsKeepTheirFiles(t *testing.T) {
 			for _, g := range tc.encode {
 				want += len(parts(t, root, g))
 			}
-			if e.partsEncoded != want {
-				t.Errorf("encoded %d parts, want %d (those of groups %q)", e.partsEncoded, want, tc.encode)
+			if e.enc.parts != want {
+				t.Errorf("encoded %d parts, want %d (those of groups %q)", e.enc.parts, want, tc.encode)
 			}
 			if wrote := slices.ContainsFunc(rep.Written, isPartPath) || slices.ContainsFunc(rep.Removed, isPartPath); wrote != tc.writes {
 				t.Errorf("wrote %v, removed %v; want a part written or removed: %v", rep.Written, rep.Removed, tc.writes)
@@ -174,8 +174,8 @@ func TestUnchangedGroupsKeepTheirFiles(t *testing.T) {
 			if _, rep := build(extra, false); len(rep.Written) != 0 {
 				t.Errorf("a build encoding every group rewrote %v: the build before left them untrue", rep.Written)
 			}
-			if e, _ := build(extra, true); e.partsEncoded != 0 {
-				t.Errorf("the build after encoded %d parts", e.partsEncoded)
+			if e, _ := build(extra, true); e.enc.parts != 0 {
+				t.Errorf("the build after encoded %d parts", e.enc.parts)
 			}
 		})
 	}
@@ -224,14 +224,14 @@ func TestDueGroupIsEncoded(t *testing.T) {
 	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/soon.html"] != "" {
 		t.Fatalf("a page still to come has lastmod %q", lm["https://static.test/docs/soon.html"])
 	}
-	if e := build(t0.Add(time.Minute)); e.partsEncoded != 1 {
-		t.Errorf("before its time: %d parts encoded, want 1 (its group is not kept while a page is to come)", e.partsEncoded)
+	if e := build(t0.Add(time.Minute)); e.enc.parts != 1 {
+		t.Errorf("before its time: %d parts encoded, want 1 (its group is not kept while a page is to come)", e.enc.parts)
 	}
 	build(t0.Add(2 * time.Hour))
 	if lm := lastmods(t, filepath.Join(root, "docs/sitemap.xml")); lm["https://static.test/docs/soon.html"] != w3c(t0.Add(time.Hour)) {
 		t.Errorf("when its time came: lastmod %q, want %s", lm["https://static.test/docs/soon.html"], w3c(t0.Add(time.Hour)))
 	}
-	if e := build(t0.Add(3 * time.Hour)); e.partsEncoded != 0 {
-		t.Errorf("after: %d parts encoded, want none", e.partsEncoded)
+	if e := build(t0.Add(3 * time.Hour)); e.enc.parts != 0 {
+		t.Errorf("after: %d parts encoded, want none", e.enc.parts)
 	}
 }

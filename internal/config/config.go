@@ -143,12 +143,25 @@ type Pages struct {
 	// once (a meta refresh with a delay of 0 or 1 seconds and a URL):
 	// redirect stubs, which search engines do not index.
 	Redirects bool `yaml:"redirects"`
-	// LastMod says what a page's <lastmod> means: "content" (the
-	// default), when the page's bytes last changed, kept across rewrites
-	// of the same bytes by a content hash in state_dir; or "mtime", when
-	// its file was last written. Load sets LastModFrom from it (normalize).
+	// LastMod says what a page's <lastmod> means: "significant" (the
+	// default), when what the page says last changed: its main content's
+	// text, title, links and images, its structured data, not the site's
+	// template, scripts, styles or build stamps (package significant);
+	// "content", when the page's bytes last changed, kept across
+	// rewrites of the same bytes by a content hash in state_dir; or
+	// "mtime", when its file was last written. Load sets LastModFrom from
+	// it (normalize).
 	LastMod     string        `yaml:"lastmod"`
 	LastModFrom LastModSource `yaml:"-"`
+	// Main, when set, says where an HTML page's main content is, for
+	// sites where learning the template gets it wrong: a simple selector
+	// (tag, #id, .class, tag.class, tag#id, [role=main]); only what the
+	// first element it matches holds counts (pages.lastmod: significant).
+	Main string `yaml:"main"`
+	// Template lists selectors of the same kind for elements that are the
+	// site's template whatever learning says: what they hold never moves
+	// a lastmod.
+	Template []string `yaml:"template"`
 	// HeadDates takes an HTML page's lastmod from the modification time
 	// its head states (article:modified_time, og:updated_time, JSON-LD
 	// dateModified), when it states one that is not in the future.
@@ -286,10 +299,18 @@ const (
 	LastModContent LastModSource = iota
 	// LastModMTime: the file's mtime.
 	LastModMTime
+	// LastModSignificant: the mtime at which what the page says last
+	// changed (for pages that are not HTML, its bytes).
+	LastModSignificant
 )
 
 // lastModSources are pages.lastmod's values.
-var lastModSources = map[string]LastModSource{"content": LastModContent, "mtime": LastModMTime}
+var lastModSources = map[string]LastModSource{"significant": LastModSignificant, "content": LastModContent, "mtime": LastModMTime}
+
+// KeepsTimes reports whether pages' times are the last change of
+// something sitemapd reads (content or significant), kept in state_dir
+// across rewrites; false for mtime.
+func (s LastModSource) KeepsTimes() bool { return s != LastModMTime }
 
 // DefaultPartSize is part_size's default: see bench/README.md (part_size)
 // for the measurements behind it.
@@ -314,7 +335,7 @@ func Default() Config {
 			Canonical:      true,
 			Hreflang:       true,
 			Redirects:      true,
-			LastMod:        "content",
+			LastMod:        "significant",
 			HeadDates:      true,
 			ErrorPages:     DefaultErrorPages(),
 			IgnoreNames:    DefaultIgnoreNames(),

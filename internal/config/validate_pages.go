@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/sitemapd/sitemapd/internal/significant"
 	"slices"
 	"strings"
 
@@ -27,7 +28,17 @@ func (c *Config) checkPages(bad badFunc) {
 	}
 	checkGlobs("pages.exclude", p.Exclude, bad)
 	if _, ok := lastModSources[p.LastMod]; !ok {
-		bad("pages.lastmod", "%q must be \"content\" (when the page's bytes last changed) or \"mtime\" (when its file was last written)", p.LastMod)
+		bad("pages.lastmod", "%q must be \"significant\" (when what the page says last changed), \"content\" (when its bytes last changed) or \"mtime\" (when its file was last written)", p.LastMod)
+	}
+	if p.Main != "" {
+		if _, err := significant.ParseSelector(p.Main); err != nil {
+			bad("pages.main", "%v", err)
+		}
+	}
+	for i, sel := range p.Template {
+		if _, err := significant.ParseSelector(sel); err != nil {
+			bad(fmt.Sprintf("pages.template[%d]", i), "%v", err)
+		}
 	}
 	for i, h := range p.ImageHosts {
 		if _, ok := imageHost(h); !ok {

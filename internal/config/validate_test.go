@@ -50,6 +50,10 @@ var validateCases = []struct{ name, yaml string }{
 	{"file_mode world-writable", "root: site\nbase_url: https://www.sitemapd.test/\nfile_mode: \"0o646\"\n"},
 	{"file_mode unreadable", "root: site\nbase_url: https://www.sitemapd.test/\nfile_mode: \"0244\"\n"},
 	{"file_mode ok", "root: site\nbase_url: https://www.sitemapd.test/\nfile_mode: \"0o600\"\n"},
+	{"content selectors", "root: site\nbase_url: https://www.sitemapd.test/\npages:\n" +
+		"  main: \"div main\"\n" +
+		"  template: [\".footer\", \"\", \"nav > a\", \"[role=navigation]\"]\n"},
+	{"content selectors ok", "root: site\nbase_url: https://www.sitemapd.test/\npages: {lastmod: content, main: \"article.post\", template: [\"#sidebar\", \"[role=main]\"]}\n"},
 	{"no extensions", "root: site\nbase_url: https://www.sitemapd.test/\npages: {extensions: []}\n"},
 	{"pages lists", "root: site\nbase_url: https://www.sitemapd.test/\npages:\n" +
 		"  extensions: [html, \".a/b\", \".\", \".md\"]\n" +

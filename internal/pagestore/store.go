@@ -87,8 +87,17 @@ type Keys struct{ Times, Heads [32]byte }
 // KeysFor returns the keys of a configuration.
 func KeysFor(cfg *config.Config) Keys {
 	p := &cfg.Pages
+	// A time kept by the bytes' hash (content) and one kept by what the
+	// page says (significant) are both the last change of a page, and a
+	// store of either is used by the other: the first build after a
+	// switch (or an upgrade, whose default became significant) moves no
+	// lastmod. Pages get a print when next read.
+	from := p.LastModFrom
+	if from == config.LastModSignificant {
+		from = config.LastModContent
+	}
 	return Keys{
-		Times: sha256.Sum256(fmt.Appendf(nil, "%q %d %v", cfg.Root, p.LastModFrom, p.HeadDates)),
+		Times: sha256.Sum256(fmt.Appendf(nil, "%q %d %v", cfg.Root, from, p.HeadDates)),
 		Heads: sha256.Sum256(headsKey(cfg)),
 	}
 }

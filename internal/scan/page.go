@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/significant"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -231,11 +232,18 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	}
 	stamp := st.stamp()
 	k, wasKnown := kn.lookup(p.Name)
+	if w.o.StalePrints {
+		k.Print, k.Parts = 0, 0
+	}
 	if wasKnown && st.nlink > 1 && k.Stamp != stamp {
 		w.relinked(g, rel, k)
 	}
-	if wasKnown && k.Stamp == stamp {
-		p.Stamp, p.Time, p.Sum, p.Head = k.Stamp, k.Time, k.Sum, k.Head
+	// An HTML page with no print (a store of an older version, or prints
+	// of another model) is read once more for one, though its file is
+	// as known: its next change is then judged by what it says.
+	unprinted := s.sig != nil && k.Print == 0 && isHTML(p.Name) && kn != nil
+	if wasKnown && k.Stamp == stamp && !unprinted {
+		p.Stamp, p.Time, p.Sum, p.Print, p.Parts, p.Head = k.Stamp, k.Time, k.Sum, k.Print, k.Parts, k.Head
 		if p.Head.Hidden() {
 			w.leave(g, p.Head.Out, loc(), rel, "")
 		}
@@ -250,7 +258,13 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if !heads && !images && !content {
 		return false
 	}
-	r, err := w.read(rel, p.Name, loc(), st, dirFD, reading{heads: heads, images: images, content: content})
+	rd := reading{heads: heads, images: images, content: content}
+	if content && s.sig != nil && isHTML(p.Name) {
+		// Made only if the bytes changed, or the page has none yet.
+		rd.print = true
+		rd.unless = func(sum uint64) bool { return wasKnown && k.Sum == sum && k.Print != 0 }
+	}
+	r, err := w.read(rel, p.Name, loc(), st, dirFD, rd)
 	sum, info := r.sum, r.info
 	switch {
 	case errors.Is(err, unix.ENOENT):
@@ -262,7 +276,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		// read again next time, which the write's last event brings.
 		p.Stamp = tree.NoStamp
 		if wasKnown {
-			p.Time, p.Sum, p.Head = k.Time, k.Sum, k.Head
+			p.Time, p.Sum, p.Print, p.Parts, p.Head = k.Time, k.Sum, k.Print, k.Parts, k.Head
 			if p.Head.Hidden() {
 				w.leave(g, p.Head.Out, loc(), rel, "")
 			}
@@ -275,12 +289,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		return false
 	}
 	if content {
-		p.Sum = sum
-		if wasKnown && k.Sum == sum {
-			// The same bytes, rewritten (whatever the new mtime says, later
-			// or earlier): they changed when they last did.
-			p.Time = k.Time
-		}
+		w.judge(rel, p, k, wasKnown, sum, r.print, r.printed)
 	}
 	if heads {
 		w.applyHead(g, p, rel, loc(), info)
@@ -348,14 +357,26 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel, loc string, info head.Info
 }
 
 // reading says what read reads of a page: its head, its images, the
-// hash of its bytes.
-type reading struct{ heads, images, content bool }
+// hash of its bytes, and (print) what it says, unless its bytes' hash
+// tells that is not needed.
+type reading struct {
+	heads, images, content, print bool
+	unless                        func(sum uint64) bool
+}
 
 // what read read of a page.
 type pageRead struct {
-	sum    uint64
-	info   head.Info
-	images []string
+	sum     uint64
+	info    head.Info
+	images  []string
+	print   significant.Print
+	printed bool // print was made
+}
+
+// wantsPrint reports whether the page whose bytes hash to sum is to be
+// read for its print.
+func (rd reading) wantsPrint(sum uint64) bool {
+	return rd.print && (rd.unless == nil || !rd.unless(sum))
 }
 
 // read reads a page's file (dirFD is its directory, open, or -1): what rd
@@ -415,6 +436,9 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 		if rd.content {
 			pr.sum = xxhash.Sum64(b)
 		}
+		if rd.wantsPrint(pr.sum) {
+			pr.print, pr.printed = w.s.print(b, loc)
+		}
 		if rd.heads {
 			if pr.info, err = head.ReadBytes(b, loc); err != nil {
 				return pr, err
@@ -447,6 +471,13 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 			return pr, fmt.Errorf("read failed: %w", err)
 		}
 		pr.sum = d.Sum64()
+	}
+	if rd.wantsPrint(pr.sum) && size <= significant.Limit {
+		// Read again from its start (the page cache has it): a page is
+		// printed whole.
+		if pr.print, pr.printed, err = w.printFile(fd, int(size), loc); err != nil {
+			return pr, fmt.Errorf("read failed: %w", err)
+		}
 	}
 	if rd.images {
 		if pr.images, err = w.readImages(fd, int(size), loc, rel); err != nil {

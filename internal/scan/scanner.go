@@ -4,12 +4,14 @@ import (
 	"os"
 	"path"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/robots"
+	"github.com/sitemapd/sitemapd/internal/significant"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -30,6 +32,10 @@ type Scanner struct {
 	// are read for the images they show.
 	images  *imageRule
 	content bool // lastmod is when a page's bytes last changed: they are hashed
+	// sig, if set, reads HTML pages for their prints (pages.lastmod:
+	// significant; content is set too), under model (significant.go).
+	sig     *sigReader
+	model   atomic.Pointer[significant.Model]
 	keep    tree.Kept
 	openDir func(string) (*os.File, error)
 	// ownInRoot: outputs are written into the document root, so the walk
@@ -61,7 +67,7 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 	s := &Scanner{
 		cfg: cfg, log: log, loc: loc, filter: NewFilter(cfg), rules: compileRules(p.Rules),
 		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects || p.HeadDates,
-		content: p.LastModFrom == config.LastModContent && !opts.MTimeOnly,
+		content: p.LastModFrom.KeepsTimes() && !opts.MTimeOnly,
 		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
 		images: newImageRule(cfg),
 	}
@@ -70,6 +76,10 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 	}
 	if s.content {
 		s.keep |= tree.KeepSums
+	}
+	if s.content && p.LastModFrom == config.LastModSignificant {
+		s.sig = newSigReader(p.Main, p.Template)
+		s.keep |= tree.KeepPrints
 	}
 	return s
 }

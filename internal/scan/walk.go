@@ -113,6 +113,15 @@ type WalkOptions struct {
 	Clock func() time.Time
 	// Record keeps each directory's Listing in its Group.
 	Record bool
+	// StalePrints says the prints of what Known returns were made under
+	// another template model than the scanner's (a model learnt anew, a
+	// store that had none): they are not compared, as if none were known;
+	// a page of the same bytes keeps its time and gets a new print.
+	StalePrints bool
+	// Judged, if set, is told of each page read again whose bytes
+	// changed: whether its lastmod moved, and why (sitemapd plan).
+	// Calls come from the walk's goroutines, at once.
+	Judged func(Judgement)
 	// Quiet counts heads longer than head.Limit for Summary instead of
 	// warning of each (a full build).
 	Quiet bool
@@ -147,6 +156,7 @@ type Walk struct {
 	// truncated counts heads cut at head.Limit; future, pages whose time
 	// is still to come.
 	truncated atomic.Int64
+	said      sigTally // pages whose print decided their time (significant.go)
 	future    futures
 	// log is the scanner's logger with its warnings held back and logged
 	// once a kind at the end (Summary).

@@ -1,0 +1,281 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/safefile"
+	"github.com/sitemapd/sitemapd/internal/significant"
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
+
+// pages.lastmod: significant. A page's time moves when what it says
+// changes (its print, package significant), not when its bytes do: the
+// bytes' hash stays the first, cheap test (equal bytes are not parsed),
+// and the print is made only when they differ, or when the page has no
+// print yet (a store of an older version: its time is kept, its print
+// recorded). The template model that prints are made under is the
+// scanner's (SetModel); the engine keeps it with the page store.
+
+// sigReader is how a scanner reads pages for their prints.
+type sigReader struct {
+	main     significant.Selector
+	template []significant.Selector
+}
+
+func newSigReader(main string, template []string) *sigReader {
+	r := &sigReader{}
+	// Validated with the configuration: errors cannot happen here.
+	r.main, _ = significant.ParseSelector(main)
+	if main == "" {
+		r.main = significant.Selector{}
+	}
+	r.template, _ = significant.ParseSelectors(template)
+	return r
+}
+
+// read reads what page b (whose URL is loc) says.
+func (r *sigReader) read(b []byte, loc string) (*significant.Page, error) {
+	return significant.Read(b, significant.Options{URL: loc, Main: r.main, Ignore: r.template})
+}
+
+// SetModel sets the template model the scanner's prints are made under
+// (nil: none learnt yet, the landmark rule).
+func (s *Scanner) SetModel(m *significant.Model) { s.model.Store(m) }
+
+// Model is the template model prints are made under, or nil.
+func (s *Scanner) Model() *significant.Model { return s.model.Load() }
+
+// Prints reports whether HTML pages get prints (pages.lastmod:
+// significant, with somewhere to keep them).
+func (s *Scanner) Prints() bool { return s.sig != nil }
+
+// print makes the print of page b, or reports false (the page is not
+// read for it: too large, say), in which case its bytes' hash decides.
+func (s *Scanner) print(b []byte, loc string) (significant.Print, bool) {
+	p, err := s.sig.read(b, loc)
+	if err != nil {
+		return significant.Print{}, false
+	}
+	return s.model.Load().Print(p), true
+}
+
+// partsBits is how many bits each part of a print keeps in tree.Page's
+// Parts: enough to say which part changed, for all but one change in
+// 4,096 (the decision itself compares the whole print's 64-bit sum).
+const partsBits = 12
+
+// packParts packs the short hashes of a print's parts.
+func packParts(pr significant.Print) uint64 {
+	var v uint64
+	for i, h := range [...]uint32{pr.Title, pr.Text, pr.Links, pr.Images, pr.Data} {
+		v |= uint64(h&(1<<partsBits-1)) << (i * partsBits)
+	}
+	return v
+}
+
+// ChangedParts says which parts of a page's print differ between two
+// packed Parts (tree.Page.Parts): why its lastmod moved.
+func ChangedParts(was, now uint64) significant.Parts {
+	var out significant.Parts
+	for i, part := range [...]significant.Parts{significant.Title, significant.Text, significant.Links, significant.Images, significant.Data} {
+		mask := uint64(1<<partsBits-1) << (i * partsBits)
+		if was&mask != now&mask {
+			out |= part
+		}
+	}
+	return out
+}
+
+// printSum is the print's sum as kept (tree.Page.Print): never 0, which
+// means none.
+func printSum(pr significant.Print) uint64 {
+	if v := pr.Sum(); v != 0 {
+		return v
+	}
+	return 1
+}
+
+// Judgement is what became of the lastmod of a page read again whose
+// bytes changed (WalkOptions.Judged).
+type Judgement struct {
+	Path    string // root-relative
+	Verdict Verdict
+	Parts   significant.Parts // for Moved: the parts of what it says that changed
+}
+
+// Verdict is what a page's bytes changing did to its lastmod.
+type Verdict uint8
+
+const (
+	// Kept: other bytes that say the same (template, scripts, styles,
+	// asset fingerprints, build stamps).
+	Kept Verdict = iota
+	// Moved: what the page says changed (Judgement.Parts).
+	Moved
+	// MovedBytes: its bytes changed, and nothing tells whether what it
+	// says did (not HTML, too large, pages.lastmod: content, or no print
+	// known of it before).
+	MovedBytes
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Kept:
+		return "kept: other bytes, the same content"
+	case Moved:
+		return "moved: what the page says changed"
+	}
+	return "moved: its bytes changed"
+}
+
+// judge sets the time, sum and print of page p, read now (its bytes
+// hashing to sum, its print pr if printed), from what was known of it,
+// and tells WalkOptions.Judged of a page whose bytes changed.
+func (w *Walk) judge(rel string, p *tree.Page, k tree.Page, wasKnown bool, sum uint64, pr significant.Print, printed bool) {
+	p.Sum = sum
+	if printed {
+		p.Print, p.Parts = printSum(pr), packParts(pr)
+	}
+	switch {
+	case wasKnown && k.Sum == sum:
+		// The same bytes, rewritten (whatever the new mtime says, later
+		// or earlier): they changed when they last did. A page that had
+		// no print yet (an older store) gets one, keeping its time.
+		p.Time = k.Time
+		if !printed {
+			p.Print, p.Parts = k.Print, k.Parts
+		}
+	case wasKnown && printed && k.Print != 0 && k.Print == p.Print:
+		// Other bytes that say the same: the template, a script, an
+		// asset's fingerprint, a build stamp changed.
+		p.Time = k.Time
+		w.said.kept.Add(1)
+		w.judged(Judgement{Path: rel, Verdict: Kept})
+	case wasKnown && k.Print != 0 && printed:
+		w.said.moved.Add(1)
+		parts := ChangedParts(k.Parts, p.Parts)
+		if ce := w.log.Check(zap.DebugLevel, "lastmod moved: what the page says changed"); ce != nil {
+			ce.Write(zap.String("path", w.abs(rel)), zap.Stringer("parts", parts))
+		}
+		w.judged(Judgement{Path: rel, Verdict: Moved, Parts: parts})
+	case wasKnown:
+		w.judged(Judgement{Path: rel, Verdict: MovedBytes})
+	}
+}
+
+func (w *Walk) judged(j Judgement) {
+	if w.o.Judged != nil {
+		w.o.Judged(j)
+	}
+}
+
+// sampleSize is how many HTML pages a model is learnt from, and
+// perDir how many of one directory: spread over the site, a few hundred
+// pages show what repeats on them.
+const (
+	sampleSize = 300
+	perDir     = 12
+)
+
+// Learn learns the site's template model from a sample of its HTML pages,
+// spread over its directories (breadth first, at most perDir a
+// directory, sampleSize in all), read as the walk reads them (regular
+// files only, no symlink followed, bounded). It returns nil when the site
+// has no HTML page to learn from.
+func (s *Scanner) Learn(ctx context.Context) (*significant.Model, error) {
+	if s.sig == nil {
+		return nil, nil
+	}
+	l := significant.NewLearner(nil)
+	queue := []string{""}
+	for len(queue) > 0 && l.Len() < sampleSize {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(s.abs(dir))
+		if err != nil {
+			continue // unreadable: the walk reports it
+		}
+		taken := 0
+		for _, e := range entries {
+			rel := path.Join(dir, e.Name())
+			switch {
+			case e.Name()[0] == '.' || s.filter.Excluded(rel):
+			case e.IsDir():
+				queue = append(queue, rel)
+			case e.Type().IsRegular() && isHTML(e.Name()) && s.filter.IsPage(e.Name()) && taken < perDir && l.Len() < sampleSize:
+				if p := s.samplePage(rel); p != nil {
+					l.Add(p)
+					taken++
+				}
+			}
+		}
+	}
+	if l.Len() == 0 {
+		return nil, nil
+	}
+	m := l.Model()
+	s.log.Info("learnt the site's template from its pages", zap.Int("pages", l.Len()))
+	return m, nil
+}
+
+// samplePage reads one page of the sample, or nil.
+func (s *Scanner) samplePage(rel string) *significant.Page {
+	b, err := safefile.ReadFile(s.abs(rel), significant.Limit, safefile.NoFollow)
+	if err != nil {
+		var tooLarge *safefile.TooLargeError
+		if !errors.As(err, &tooLarge) && !errors.Is(err, fs.ErrNotExist) {
+			s.log.Debug("template sample: page not read", zap.String("path", s.abs(rel)), zap.Error(err))
+		}
+		return nil
+	}
+	p, err := s.sig.read(b, s.loc.Loc(s.loc.PagePath(tree.Parent(rel), path.Base(rel))))
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// abs is a root-relative path's absolute path.
+func (s *Scanner) abs(rel string) string {
+	if rel == "" {
+		return s.cfg.Root
+	}
+	return s.cfg.Root + "/" + rel
+}
+
+// sigTally counts, in a walk, the pages read whose print decided their
+// time: kept (other bytes that say the same) or moved.
+type sigTally struct{ kept, moved atomic.Int64 }
+
+// String is for logs and tests.
+func (t *sigTally) String() string {
+	return fmt.Sprintf("%d kept, %d moved", t.kept.Load(), t.moved.Load())
+}
+
+// printFile makes the print of a page larger than a small one, reading
+// its size bytes again from the start of fd.
+func (w *Walk) printFile(fd, size int, loc string) (significant.Print, bool, error) {
+	if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
+		return significant.Print{}, false, err
+	}
+	b := make([]byte, size)
+	n, err := io.ReadFull(fdReader(fd), b)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return significant.Print{}, false, err
+	}
+	pr, ok := w.s.print(b[:n], loc)
+	return pr, ok, nil
+}
