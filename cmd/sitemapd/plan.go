@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/publish"
+	"github.com/sitemapd/sitemapd/internal/scan"
 )
 
 // printPlan prints what `build -dry-run` found a build would do: the
@@ -75,6 +77,9 @@ func printPlan(w io.Writer, cfg *config.Config, plan *build.Plan, rep *build.Rep
 	if rep != nil && rep.LeftOut.Total() > 0 {
 		fmt.Fprintf(w, "Pages left out: %s.\n", rep.LeftOut.String())
 	}
+	if rep != nil {
+		printLastmods(w, &rep.Lastmods)
+	}
 
 	var problems []string
 	for _, e := range splitErrors(err) {
@@ -122,4 +127,31 @@ func sitePath(dir string) string {
 		return "/"
 	}
 	return "/" + filepath.ToSlash(dir) + "/"
+}
+
+// printLastmods says, of each page read whose bytes changed, whether its
+// lastmod moved and why (pages.lastmod: significant): which part of what
+// it says changed, or that only its template, scripts or stamps did.
+func printLastmods(w io.Writer, l *build.Lastmods) {
+	n := l.Kept + l.Moved + l.MovedBytes
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPages whose bytes changed: %s; lastmod kept for %d (what they say is the same), moved for %d (what they say changed)",
+		plural(n, "page"), l.Kept, l.Moved)
+	if l.MovedBytes > 0 {
+		fmt.Fprintf(w, " and %d (their bytes changed; nothing tells more)", l.MovedBytes)
+	}
+	fmt.Fprintln(w, ".")
+	pages := slices.SortedFunc(slices.Values(l.Pages), func(a, b scan.Judgement) int { return strings.Compare(a.Path, b.Path) })
+	for _, j := range pages {
+		why := j.Verdict.String()
+		if j.Verdict == scan.Moved {
+			why += " (" + j.Parts.String() + ")"
+		}
+		fmt.Fprintf(w, "  /%s  %s\n", j.Path, why)
+	}
+	if len(l.Pages) < n {
+		fmt.Fprintf(w, "  … and %d more\n", n-len(l.Pages))
+	}
 }

@@ -95,7 +95,8 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		e.out = newDryRun(cfg, pub, e.opts.now)
 	}
 	e.model.text = textrecord.Load(pub, e.log)
-	e.pages = &pageCache{cfg: cfg, log: e.log, scan: e.scan, disk: e.disk, out: e.out, depth: e.opts.depth, mem: mem}
+	e.pages = &pageCache{cfg: cfg, log: e.log, scan: e.scan, disk: e.disk, out: e.out, depth: e.opts.depth, mem: mem,
+		tmpl: &template{log: e.log, scan: e.scan}}
 	if mtime == "" {
 		e.pages.open()
 	}
@@ -126,6 +127,9 @@ type Report struct {
 	// the site's after a full build, those of the directories read after
 	// a rebuild.
 	LeftOut tree.Tally
+	// Lastmods says what became of the lastmods of the pages read again
+	// whose bytes changed (template.go).
+	Lastmods Lastmods
 }
 
 // LeftOutField is LeftOut as a log field: the non-zero counts by reason.

@@ -46,6 +46,9 @@ type pageCache struct {
 	// recorded is the groups record during a full build that uses it,
 	// else nil.
 	recorded *groupsRecord
+	// tmpl is the template model the store's prints are made under
+	// (template.go).
+	tmpl *template
 }
 
 // compactAt is how much appends may add to a store, over its size as
@@ -112,6 +115,7 @@ func (ps *pageCache) open() {
 		ps.log.Info("page store was kept under other head rules: every page's head is read again", zap.String("path", ps.path))
 	}
 	ps.old = s
+	ps.tmpl.fromStore(s)
 }
 
 // known returns what is known of a directory's pages: what memory holds,
@@ -143,6 +147,7 @@ func (ps *pageCache) newStore() *pagestore.Writer {
 		ps.log.Warn("page store not kept: "+ps.loss(), zap.Error(err))
 		return nil
 	}
+	ps.tmpl.keepIn(w)
 	return w
 }
 
@@ -260,6 +265,9 @@ func (ps *pageCache) compact() {
 	if err != nil {
 		ps.log.Warn("page store cannot be compacted; appending still", zap.String("path", ps.path), zap.Error(err))
 		return
+	}
+	if m := s.Model(); m != nil {
+		w.SetModel(m)
 	}
 	s.Each(w.Add)
 	ps.commitStore(w)

@@ -143,10 +143,12 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		}
 		r.meet(r.stale)
 	}
+	stale := e.pages.tmpl.prepare(ctx)
 	r.store = e.pages.newStore()
 	e.pages.loadRecord(r.store != nil)
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
 		Now: r.now, Clock: e.opts.now, Record: e.model.mem != nil || r.store != nil, Quiet: true, Known: e.pages.known,
+		StalePrints: stale, Judged: (&judged{l: &r.rep.Lastmods}).note,
 	})
 	if err != nil {
 		e.abort(r)
