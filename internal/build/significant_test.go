@@ -119,7 +119,6 @@ func TestSignificantLastmods(t *testing.T) {
 	}
 }
 
-
 // TestSignificantAfterUpgrade: a page store kept under pages.lastmod:
 // content (as every store before significant was) keeps every lastmod
 // when the rule becomes significant, and gives each page a print on the
