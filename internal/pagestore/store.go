@@ -252,11 +252,12 @@ func (s *Store) HeadsLost() bool { return s != nil && s.headsLost }
 // the Writer was given it (SetModel), or nil: a store of an older version,
 // or written without one. Prints are comparable only under the model that
 // made them, so the model lives with them: lose the store, lose both.
+// The bytes are a copy: the store's own are mapped, and gone at Close.
 func (s *Store) Model() []byte {
-	if s == nil {
+	if s == nil || s.model == nil {
 		return nil
 	}
-	return s.model
+	return slices.Clone(s.model)
 }
 
 // Dirs is the number of directories the store knows.

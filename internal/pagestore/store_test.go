@@ -407,3 +407,27 @@ func TestModel(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestModelOutlivesClose: the model a store gives is the caller's, not
+// the mapping's, which Close takes away (a fault, not an error, if read
+// after).
+func TestModelOutlivesClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), Name)
+	w, err := Create(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetModel([]byte("model bytes"))
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Model()
+	s.Close()
+	if string(m) != "model bytes" {
+		t.Errorf("model after Close: %q", m)
+	}
+}
