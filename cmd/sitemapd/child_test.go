@@ -253,3 +253,16 @@ func earlier(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// freeAddr is a loopback address no one listens on now, for a daemon's
+// listen key: the port is free when it returns (another process may take
+// it before the daemon does, which the daemon's start then reports).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,12 +18,7 @@ import (
 // change and sends it.
 func TestLedgerFirst(t *testing.T) {
 	rcv := newReceiver(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	cfg, root := writeConfig(t, notifyConfig(rcv)+"listen: "+addr+"\n")
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")

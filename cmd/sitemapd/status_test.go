@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,12 +15,7 @@ import (
 // exits 2.
 func TestStatusCommand(t *testing.T) {
 	rcv := newReceiver(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	cfg, root := writeConfig(t, notifyConfig(rcv)+"listen: "+addr+"\n")
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
