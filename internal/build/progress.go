@@ -33,6 +33,13 @@ func (p *progress) entries() int64 {
 	return n
 }
 
+// add counts n entries read outside a walk (the template's sample).
+func (p *progress) add(n int) {
+	p.mu.Lock()
+	p.walked += int64(n)
+	p.mu.Unlock()
+}
+
 // track makes w the walk entries counts, until the returned func.
 func (p *progress) track(w *scan.Walk) func() {
 	p.mu.Lock()

@@ -143,7 +143,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		}
 		r.meet(r.stale)
 	}
-	stale := e.pages.tmpl.prepare(ctx)
+	stale := e.pages.tmpl.prepare(ctx, e.progress.add)
 	r.store = e.pages.newStore()
 	e.pages.loadRecord(r.store != nil)
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{

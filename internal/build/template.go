@@ -47,13 +47,13 @@ func (t *template) fromStore(s *pagestore.Store) {
 }
 
 // prepare makes sure a full build has a model, learning one if there is
-// none; it reports whether the prints known before are stale (made under
+// none (seen is told of what it reads); it reports whether the prints known before are stale (made under
 // no model, or another one).
-func (t *template) prepare(ctx context.Context) (stale bool) {
+func (t *template) prepare(ctx context.Context, seen func(n int)) (stale bool) {
 	if t.model != nil || !t.scan.Prints() {
 		return false
 	}
-	m, err := t.scan.Learn(ctx)
+	m, err := t.scan.Learn(ctx, seen)
 	if err != nil || m == nil {
 		return false // no page to learn from, or cancelled: prints stay the landmark rule's
 	}

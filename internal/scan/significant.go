@@ -185,20 +185,25 @@ func (w *Walk) judged(j Judgement) {
 const (
 	sampleSize = 300
 	perDir     = 12
+	// learnDirs bounds the directories read to find the sample: a tree
+	// of few HTML pages in many directories is not read whole twice.
+	learnDirs = 5000
 )
 
 // Learn learns the site's template model from a sample of its HTML pages,
 // spread over its directories (breadth first, at most perDir a
-// directory, sampleSize in all), read as the walk reads them (regular
-// files only, no symlink followed, bounded). It returns nil when the site
-// has no HTML page to learn from.
-func (s *Scanner) Learn(ctx context.Context) (*significant.Model, error) {
+// directory, sampleSize in all, reading at most learnDirs directories),
+// read as the walk reads them (regular files only, no symlink followed,
+// bounded). It tells seen of the entries and pages it reads as it goes
+// (the engine's progress: a watchdog must see a first build's learning
+// move). It returns nil when the site has no HTML page to learn from.
+func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Model, error) {
 	if s.sig == nil {
 		return nil, nil
 	}
 	l := significant.NewLearner(nil)
 	queue := []string{""}
-	for len(queue) > 0 && l.Len() < sampleSize {
+	for read := 0; len(queue) > 0 && l.Len() < sampleSize && read < learnDirs; read++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -208,6 +213,7 @@ func (s *Scanner) Learn(ctx context.Context) (*significant.Model, error) {
 		if err != nil {
 			continue // unreadable: the walk reports it
 		}
+		seen(len(entries))
 		taken := 0
 		for _, e := range entries {
 			rel := path.Join(dir, e.Name())
@@ -220,6 +226,7 @@ func (s *Scanner) Learn(ctx context.Context) (*significant.Model, error) {
 					l.Add(p)
 					taken++
 				}
+				seen(1)
 			}
 		}
 	}
