@@ -59,7 +59,7 @@ cat > "$xsd" <<XSD
 <schema elementFormDefault="qualified" xmlns="http://www.w3.org/2001/XMLSchema">
   <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="$sitemap_xsd"/>
   <import namespace="http://www.w3.org/1999/xhtml" schemaLocation="$top/internal/xsdtest/xhtml-link.xsd"/>
-  <import namespace="http://www.google.com/schemas/sitemap-image/1.1" schemaLocation="$top/internal/xsdtest/sitemap-image.xsd"/>
+  <import namespace="http://www.google.com/schemas/sitemap-image/1.1" schemaLocation="$top/internal/xsdtest/testdata/google/sitemap-image.xsd"/>
 </schema>
 XSD
 
@@ -88,10 +88,12 @@ touch -d "2026-04-03 08:30:00 UTC" "$site/docs/api/v1.html"
 mkdir -p "$site/assets" && echo "body{}" > "$site/assets/site.css" && echo x > "$site/.hidden.html"
 echo "User-agent: *" > "$site/robots.txt"
 
-# nginx on a free port of 127.0.0.1.
+# nginx on two free ports of 127.0.0.1: the site, and the site with its
+# IndexNow key file redirected.
+key=e2ekey0123456789
 port=""
 for try in $(seq 1 20); do
-  p=$((20000 + RANDOM % 40000))
+  p=$((20000 + RANDOM % 40000)); p2=$((p + 1))
   cat > "$work/nginx.conf" <<CONF
 daemon off;
 pid $work/nginx.pid;
@@ -115,6 +117,20 @@ http {
             default_type text/plain;
             return 200 "from the app\n";
         }
+        # The IndexNow endpoint the daemon submits to.
+        location = /indexnow {
+            return 200;
+        }
+    }
+    # The same docroot where a rule takes the IndexNow key file away (as a
+    # careless rewrite would): sitemapd check -reach must say so.
+    server {
+        listen 127.0.0.1:$p2;
+        root $site;
+        include $top/deploy/nginx/sitemapd.conf;
+        location = /$key.txt {
+            return 301 /keys/$key.txt;
+        }
     }
 }
 CONF
@@ -129,6 +145,7 @@ base="http://127.0.0.1:$port/"
 cat > "$work/sitemapd.yaml" <<CONF
 root: $site
 base_url: $base
+notify: {endpoints: [{name: indexnow, kind: indexnow, url: ${base}indexnow, key: $key}]}
 robots_txt: true
 formats: [xml, txt]
 feed: {name: changes.atom, entries: 10}
@@ -171,4 +188,28 @@ echo '<meta name="ROBOTS" content="noindex, nofollow">' > "$site/blog/new.html";
 maps=$(node -e 'fetch(process.argv[1]).then((r) => r.text()).then((t) => console.log([...t.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]).join(" ")))' "${base}sitemap_index.xml")
 # shellcheck disable=SC2086
 "$work/sitemapd" check "${base}sitemap_index.xml" $maps ${maps//.xml/.txt} | sed 's/^/  /'
+# A directory whose only index file is index.htm is listed as dir/
+# (pages.index_files), which nginx answers with 200 only because the
+# shipped rules name index.htm too (nginx's default index is index.html).
+page "manual/index.htm" "2026-07-01 00:00:00 UTC"
+for i in $(seq 1 50); do
+  grep -rqF --include='*.xml' "<loc>${base}manual/</loc>" "$site" && break
+  sleep 0.2
+done
+grep -rqF --include='*.xml' "<loc>${base}manual/</loc>" "$site" || { echo "e2e.sh: ${base}manual/ (only index.htm) is not listed" >&2; exit 1; }
+got=$(get "${base}manual/")
+[ "${got%% *}" = 200 ] || { echo "e2e.sh: GET /manual/, listed, answered '$got': nginx does not take index.htm for the directory" >&2; exit 1; }
+# What search engines fetch, as they fetch it: the key file, robots.txt,
+# the index and its sitemaps, the same bytes as on disk.
+echo "e2e.sh: sitemapd check -reach"
+"$work/sitemapd" check -config "$work/sitemapd.yaml" -reach -timeout 5s | sed 's/^/  /'
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "e2e.sh: check -reach failed against the shipped nginx rules" >&2; exit 1; }
+# ... and through the server whose rule redirects the key file.
+sed "s|^base_url: .*|base_url: http://127.0.0.1:$p2/|" "$work/sitemapd.yaml" > "$work/broken.yaml"
+set +e
+out=$("$work/sitemapd" check -config "$work/broken.yaml" -reach -timeout 5s); code=$?
+set -e
+echo "$out" | sed 's/^/  /'
+[ "$code" = 1 ] || { echo "e2e.sh: check -reach exited $code, not 1, with the key file redirected" >&2; exit 1; }
+echo "$out" | grep -q "^FAIL  key file http://127.0.0.1:$p2/$key.txt answered 301" || { echo "e2e.sh: check -reach did not name the redirected key file" >&2; exit 1; }
 echo "e2e.sh: PASS ($(grep -c '"GET ' "$work/access.log" || true) requests served by nginx)"

@@ -46,6 +46,8 @@ commands:
                           taken, directories NAME may not write (exit 1)
   check    [-config FILE] PATH|URL...
                           validate sitemaps or indexes against the protocol
+  check    -config FILE -reach [-timeout D]
+                          fetch through base_url what search engines fetch
   ping     -config FILE [-now] [-dry-run]
                           send search engines what they are owed now; -now also
                           pings the published index; -dry-run only prints
@@ -165,6 +167,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	configGiven := false
 	fs.Visit(func(f *flag.Flag) { configGiven = configGiven || f.Name == "config" || f.Name == "site" })
 	site, userName := fs.Lookup("site").Value.String(), fs.Lookup("user").Value.String()
+	if fs.Lookup("reach").Value.String() == "true" {
+		if fs.NArg() > 0 || userName != "" {
+			fmt.Fprintln(stderr, "sitemapd check: -reach checks the site of the configuration: it takes no PATH, URL or -user")
+			return ExitUsage
+		}
+		return cmdReach(*path, site, fs.Lookup("timeout").Value.(flag.Getter).Get().(time.Duration), stdout, stderr)
+	}
 	if fs.NArg() == 0 {
 		return checkConfig(*path, site, userName, stdout, stderr)
 	}

@@ -36,7 +36,7 @@ func init() {
 			about: "One full build: every group's sitemap, the index, removal of sitemaps no longer\n" +
 				"needed; then exit. -dry-run prints what it would do and touches nothing.",
 			flags: func(fs *flag.FlagSet) { new(buildFlags).define(fs) }, run: cmdBuild},
-		{name: "check", synopsis: "[-config FILE] [-site NAME] [-user NAME] [PATH|URL...]", config: true,
+		{name: "check", synopsis: "[-config FILE] [-site NAME] [-user NAME | -reach [-timeout D]] [PATH|URL...]", config: true,
 			about: "Without PATH or URL: validate the configuration, one FILE:LINE: key: problem line\n" +
 				"each; then find what would keep the service from starting, one line each naming\n" +
 				"the address or path, the problem and what to do: the listen address taken by\n" +
@@ -44,9 +44,12 @@ func init() {
 				"(or the directory it would be made in) not writable, by the user check runs as\n" +
 				"or the one -user names (the service's, e.g. sitemapd, when check runs as root).\n" +
 				"With PATH or URL: validate sitemaps or indexes, on disk or over HTTP, against the\n" +
-				"protocol (-config says where a file on disk is served).\n\n" +
+				"protocol (-config says where a file on disk is served).\n" +
+				"With -reach: fetch through base_url what search engines fetch, one line each:\n" +
+				"each IndexNow key file (200, text/plain, the key, no redirect), robots.txt's\n" +
+				"Sitemap lines, the index and each sitemap it lists (200, XML, the bytes on disk).\n\n" +
 				"Exit status: 0 all is well; 1 a problem found (one that would stop the service,\n" +
-				"or one in a sitemap); 2 bad usage or an invalid configuration.",
+				"one in a sitemap, or one -reach found); 2 bad usage or an invalid configuration.",
 			flags: func(fs *flag.FlagSet) { new(checkFlags).define(fs) }, run: cmdCheck},
 		{name: "ping", synopsis: "[-config FILE] [-site NAME] [-now] [-dry-run]", config: true,
 			about: "Send search engines what they are owed now, and print what each endpoint was sent.",
@@ -74,10 +77,16 @@ func (f *buildFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what the build would write, remove and refuse, writing nothing")
 }
 
-type checkFlags struct{ user string }
+type checkFlags struct {
+	user    string
+	reach   bool
+	timeout time.Duration
+}
 
 func (f *checkFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.user, "user", "", "check that the user of this `name` (or uid), the service's, can write what it must (default: the user check runs as)")
+	fs.BoolVar(&f.reach, "reach", false, "fetch through base_url what search engines fetch (key files, robots.txt, the index and its sitemaps) and compare it with the files written")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "with -reach: how long to wait for each answer")
 }
 
 type pingFlags struct{ now, dryRun bool }

@@ -105,6 +105,9 @@ func (c *checker) foreign(t xml.StartElement, f *frame, attrs []attr, inURL bool
 		c.add(f.line, fmt.Sprintf("<%s>: of the XHTML namespace, a sitemap takes the <link> element only", f.qname), true)
 		return
 	case extensions[ns]:
+		if !c.extensionTop(f, attrs) {
+			return
+		}
 	case t.Name.Local == "link":
 		c.addOnce("namespace "+ns, f.line, fmt.Sprintf("<%s>: its namespace %q is not XHTML's (%q), and sitemap.xsd admits another namespace's element only where a schema declares it", f.qname, ns, sitemap.XHTMLNamespace), true)
 		return

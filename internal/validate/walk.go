@@ -27,6 +27,7 @@ type frame struct {
 	prefixes []string
 	text     strings.Builder // of a field
 	flagged  bool            // its content was found wrong once already
+	ext      *xnode          // an extension's element, as read
 }
 
 // role says how an element's content is read.
@@ -38,6 +39,7 @@ const (
 	entryElem             // <url> or <sitemap>
 	fieldElem             // <loc>, <lastmod>, <changefreq>, <priority>
 	linkElem              // <xhtml:link>
+	extElem               // an element of Google's image, video or news extension
 )
 
 // entry is one <url> or <sitemap> being read.
@@ -156,6 +158,8 @@ func (c *checker) start(t xml.StartElement, raw []byte, line int) {
 			parent.flagged = true
 			c.add(line, fmt.Sprintf("<%s> inside <%s>: sitemap.xsd wants text only in <%s>", qname, parent.qname, parent.qname), true)
 		}
+	case parent.role == extElem:
+		c.extensionChild(parent, f, attrs)
 	case parent.role == linkElem:
 		if !parent.flagged {
 			parent.flagged = true
@@ -199,6 +203,8 @@ func (c *checker) text(t xml.CharData, cdata bool, line int) {
 	}
 	f := c.stack[len(c.stack)-1]
 	switch f.role {
+	case extElem:
+		c.extensionText(f, t, cdata, line)
 	case fieldElem:
 		f.text.Write(t)
 	case rootElem, entryElem:
@@ -233,6 +239,10 @@ func (c *checker) end() {
 		c.declared[p]--
 	}
 	switch f.role {
+	case extElem:
+		if f.ext.decl != nil {
+			c.extensionEnd(f.ext)
+		}
 	case fieldElem:
 		if f.name.Space == c.ns {
 			c.field(f.name.Local, f.text.String(), f.line)

@@ -2,10 +2,10 @@
 // official sitemaps.org sitemap.xsd, with the XHTML link element that
 // hreflang alternates use declared as XHTML 1.0 Strict's schema declares it
 // (xhtml-link.xsd, and xml-lang.xsd for its xml:lang, next to this file),
-// and the image:image element of Google's image extension declared as its
-// sitemap-image.xsd 1.1 declares it (sitemap-image.xsd, next to this file:
-// the npm package ships sitemap.xsd only): the schemas Google validates a
-// sitemap with alternates and images against.
+// and Google's image, video and news extensions by Google's own schemas
+// (testdata/google, whose README says where they come from: the npm
+// package ships sitemap.xsd only): the schemas Google validates a sitemap
+// with alternates, images, videos and news against.
 //
 // The schema is not committed: it is fetched once by package name from the
 // npm registry ("npm pack sitemap", which ships schema/sitemap.xsd) into
@@ -69,8 +69,12 @@ var (
 	xhtmlLink []byte
 	//go:embed xml-lang.xsd
 	xmlLang []byte
-	//go:embed sitemap-image.xsd
+	//go:embed testdata/google/sitemap-image.xsd
 	sitemapImage []byte
+	//go:embed testdata/google/sitemap-video.xsd
+	sitemapVideo []byte
+	//go:embed testdata/google/sitemap-news.xsd
+	sitemapNews []byte
 )
 
 // wrapper imports the schemas, as the "sitemap" npm package's all.xsd
@@ -80,6 +84,8 @@ const wrapper = `<?xml version="1.0" encoding="UTF-8"?>
   <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="%s"/>
   <import namespace="http://www.w3.org/1999/xhtml" schemaLocation="xhtml-link.xsd"/>
   <import namespace="http://www.google.com/schemas/sitemap-image/1.1" schemaLocation="sitemap-image.xsd"/>
+  <import namespace="http://www.google.com/schemas/sitemap-video/1.1" schemaLocation="sitemap-video.xsd"/>
+  <import namespace="http://www.google.com/schemas/sitemap-news/0.9" schemaLocation="sitemap-news.xsd"/>
 </schema>
 `
 
@@ -159,10 +165,12 @@ func writeWrapper(sitemapXSD string) (string, string) {
 		"xhtml-link.xsd":    xhtmlLink,
 		"xml-lang.xsd":      xmlLang,
 		"sitemap-image.xsd": sitemapImage,
+		"sitemap-video.xsd": sitemapVideo,
+		"sitemap-news.xsd":  sitemapNews,
 		"all.xsd":           fmt.Appendf(nil, wrapper, (&url.URL{Scheme: "file", Path: abs}).String()),
 	}
 	sum := sha256.New()
-	for _, name := range []string{"all.xsd", "xhtml-link.xsd", "xml-lang.xsd", "sitemap-image.xsd"} {
+	for _, name := range []string{"all.xsd", "xhtml-link.xsd", "xml-lang.xsd", "sitemap-image.xsd", "sitemap-video.xsd", "sitemap-news.xsd"} {
 		sum.Write(files[name])
 	}
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("sitemapd-xsd-%d-%x", os.Getuid(), sum.Sum(nil)[:6]))
