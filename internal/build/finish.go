@@ -48,6 +48,9 @@ func (e *Engine) finish(r *run) (*Report, error) {
 	if r.full {
 		e.pages.saveRecord(e.model.groups, r.digests, r.kept)
 	}
+	if e.model.mem != nil && e.out.lands() && (r.full || len(r.rep.Written) > 0 || len(r.rep.Removed) > 0) {
+		e.model.times.save(e.cfg, e.log, e.model.groups)
+	}
 	if !r.full && e.model.refused != nil && len(e.Failed()) == 0 {
 		// The groups a refusal marked failed are all published now, the
 		// guard passing: what made it refuse (a volume not mounted, a
@@ -146,7 +149,8 @@ func (e *Engine) forgetUnseen(r *run) {
 }
 
 // unseen returns the pages of the remembered groups a full walk did not
-// meet: they are gone.
+// meet, and, at an engine's first, of the groups the page store knows: they
+// are gone.
 func (e *Engine) unseen(r *run) tree.Changes {
 	var c tree.Changes
 	if mem := e.model.mem; mem != nil {
@@ -155,6 +159,7 @@ func (e *Engine) unseen(r *run) tree.Changes {
 				c.Merge(tree.Compare(mem.Listings(dir), nil, r.now, e.scan.PageLoc))
 			}
 		})
+		c.Merge(e.pages.goneSince(r.seen, r.now))
 	}
 	return c
 }
@@ -222,6 +227,7 @@ func (e *Engine) landGroup(r *run, dir string, st staging) {
 		g.urls, g.due = st.urls, st.due
 		e.model.setEntries(g, st.feed)
 		landed(e.disk, g, st.parts)
+		e.model.times.land(e.cfg, g.published)
 	} else {
 		e.model.feedStale = true // the group is empty now
 	}

@@ -179,6 +179,9 @@ func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, 
 		return tree.Compare(before, u.View, r.now, e.scan.PageLoc), tree.CountListed(before)
 	}
 	if e.model.mem != nil || e.guarded() || e.opts.owe != nil {
+		if c, n, ok := e.pages.publishedBefore(g.Dir, u, old, r.now); ok {
+			return c, n
+		}
 		// Not remembered (a restart, a build, or a group that follows
 		// symlinks): what it published is in its files, not yet
 		// replaced (the commit comes later).
@@ -270,9 +273,16 @@ func (e *Engine) encodePart(r *run, name string, c sitemap.Chunk) (p part, chang
 	}
 	e.enc.parts++
 	err = e.enc.URLSet(c.URLs, func(data []byte) error {
-		_, ch, err := e.put(r.batch, r.rep, p.name, data)
+		stored, ch, err := e.put(r.batch, r.rep, p.name, data)
+		if err != nil {
+			return err
+		}
+		p.sum = partSum(stored)
+		if ch {
+			e.model.times.keep(e.cfg, e.log, r.batch, p.name, p.sum)
+		}
 		changed = changed || ch
-		return err
+		return nil
 	})
 	return p, changed, err
 }

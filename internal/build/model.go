@@ -27,6 +27,9 @@ type published struct {
 	text       *textrecord.Record // text sitemaps written, by hash
 	refused    *ShrinkError       // the last full build's refusal, until one succeeds
 	started    bool               // a full build has run (the canonical warning is given once)
+	// times are the parts' bytes and mtimes as they landed, here and as
+	// the groups record says (landings.go).
+	times partTimes
 }
 
 // group is what the engine knows of one group between publishes.

@@ -18,6 +18,7 @@ type part struct {
 	first, last string    // the Locs of its first and last URL
 	n           int       // URLs it lists
 	ends        bool      // cut by its own URLs (sitemap.Chunks): it ends where it does whatever follows
+	sum         string    // its bytes' sum (partSum), for the mtime of a rewrite of the same bytes; "" when not known
 	file        fileStamp // the file as it landed; zero when not known
 }
 

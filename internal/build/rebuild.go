@@ -20,7 +20,7 @@ type groupRead struct {
 // parts they no longer need. It costs work in proportion to those groups,
 // not to the site.
 func (e *Engine) Rebuild(ctx context.Context, groups []string) (*Report, error) {
-	return e.rebuild(ctx, groups, nil, nil)
+	return e.rebuild(ctx, groups, nil, nil, updateOptions{})
 }
 
 // Update republishes after changes in the given directories (relative to
@@ -31,16 +31,21 @@ func (e *Engine) Rebuild(ctx context.Context, groups []string) (*Report, error) 
 //
 // names optionally lists, per directory, the only entries that changed (as
 // the watcher reports them); a directory without names is re-read whole.
-func (e *Engine) Update(ctx context.Context, dirty []string, names map[string][]string) (*Report, error) {
+// opts say more of the change (WithBusy).
+func (e *Engine) Update(ctx context.Context, dirty []string, names map[string][]string, opts ...UpdateOption) (*Report, error) {
+	var uo updateOptions
+	for _, o := range opts {
+		o(&uo)
+	}
 	byGroup := map[string][]string{}
 	for _, d := range dirty {
 		g := e.opts.depth.GroupOf(d)
 		byGroup[g] = append(byGroup[g], d)
 	}
-	return e.rebuild(ctx, e.model.groupsFor(dirty), byGroup, names)
+	return e.rebuild(ctx, e.model.groupsFor(dirty), byGroup, names, uo)
 }
 
-func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string][]string, names map[string][]string) (*Report, error) {
+func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string][]string, names map[string][]string, uo updateOptions) (*Report, error) {
 	if err := e.checkOutput(); err != nil {
 		return nil, err
 	}
@@ -49,14 +54,14 @@ func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string]
 	slices.Sort(groups)
 	reads := map[string]groupRead{}
 	for _, dir := range slices.Compact(groups) {
-		g, u, err := e.readGroup(ctx, r, dir, dirty[dir], names)
+		g, u, err := e.readGroup(ctx, r, dir, dirty[dir], names, uo)
 		if err != nil {
 			e.abort(r)
 			return nil, err
 		}
 		reads[dir] = groupRead{g, u}
 	}
-	if err := e.readOtherNames(ctx, r, reads, dirty, names); err != nil {
+	if err := e.readOtherNames(ctx, r, reads, dirty, names, uo); err != nil {
 		e.abort(r)
 		return nil, err
 	}
@@ -74,7 +79,7 @@ func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string]
 // readOtherNames reads again, into reads, the groups of the other names
 // of the files the reads found changed (otherNames): a file changed
 // through one name changed under its others too.
-func (e *Engine) readOtherNames(ctx context.Context, r *run, reads map[string]groupRead, dirty map[string][]string, names map[string][]string) error {
+func (e *Engine) readOtherNames(ctx context.Context, r *run, reads map[string]groupRead, dirty map[string][]string, names map[string][]string, uo updateOptions) error {
 	more := e.otherNames(reads, dirty, names)
 	if more == nil {
 		return nil
@@ -96,7 +101,7 @@ func (e *Engine) readOtherNames(ctx context.Context, r *run, reads map[string]gr
 			}
 			names[d] = append(slices.Clone(names[d]), ns...)
 		}
-		g, u, err := e.readGroup(ctx, r, group, dirty[group], names)
+		g, u, err := e.readGroup(ctx, r, group, dirty[group], names, uo)
 		if err != nil {
 			return err
 		}
@@ -107,8 +112,8 @@ func (e *Engine) readOtherNames(ctx context.Context, r *run, reads map[string]gr
 
 // readGroup reads one group for a rebuild: from memory and the dirty
 // directories where it can, whole otherwise.
-func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []string, names map[string][]string) (*scan.Group, *tree.Update, error) {
-	o := scan.WalkOptions{Now: r.now, Clock: e.opts.now, Known: e.pages.known}
+func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []string, names map[string][]string, uo updateOptions) (*scan.Group, *tree.Update, error) {
+	o := scan.WalkOptions{Now: r.now, Clock: e.opts.now, Known: e.pages.known, Busy: uo.busyPage()}
 	// A group whose last publish failed is read whole: memory is what was
 	// published, and the failed read's changes are not in it. So is one
 	// that follows symlinks, which memory does not hold.

@@ -62,6 +62,10 @@ type partRecord struct {
 	Last  string `json:"last"`
 	N     int    `json:"n"`
 	Ends  bool   `json:"ends,omitempty"`
+	// Sum is the sum of the file's bytes (partSum; landings.go), so that
+	// a part written anew with them keeps its mtime. A record written
+	// before it has none, and is read all the same.
+	Sum string `json:"sum,omitempty"`
 	// The file as it landed (fileStamp).
 	Ino   int64 `json:"ino"`
 	Size  int64 `json:"size"`
@@ -153,7 +157,7 @@ func (ps *pageCache) unchanged(g *scan.Group, digest uint64) (groupRecord, bool)
 	}
 	rec, ok := ps.recorded.Groups[g.Dir]
 	switch {
-	case !ok, rec.Digest != digest, len(rec.Parts) == 0,
+	case !ok, rec.Digest != digest, rec.Digest == 0, len(rec.Parts) == 0,
 		g.Err != nil, g.Due != 0, len(g.URLs) > 0, g.FollowsLinks(), len(g.Relinked) > 0, len(g.Linked) > 0,
 		ps.cfg.TextSitemaps(), feedOn(ps.cfg):
 		// Text sitemaps and the feed are made from the URLs; pages
@@ -174,7 +178,7 @@ func (e *Engine) keepGroup(r *run, g *scan.Group, rec groupRecord) {
 	r.left.Merge(&g.Left)
 	parts := make([]part, len(rec.Parts))
 	for i, p := range rec.Parts {
-		parts[i] = part{name: p.Name, first: p.First, last: p.Last, n: p.N, ends: p.Ends, file: p.stamp()}
+		parts[i] = part{name: p.Name, first: p.First, last: p.Last, n: p.N, ends: p.Ends, sum: p.Sum, file: p.stamp()}
 	}
 	r.account(e.cfg.BaseURL, g, rec.URLs, rec.URLs, nil)
 	r.rep.Unchanged += len(parts)
@@ -201,18 +205,7 @@ func (ps *pageCache) saveRecord(groups map[string]*group, digests map[string]uin
 			// whose lastmod is to come with it.
 			continue
 		}
-		gr := groupRecord{Digest: digest, URLs: g.urls}
-		for _, p := range g.published {
-			if p.file == (fileStamp{}) {
-				gr.Parts = nil
-				break
-			}
-			gr.Parts = append(gr.Parts, partRecord{
-				Name: p.name, First: p.first, Last: p.last, N: p.n, Ends: p.ends,
-				Ino: p.file.ino, Size: p.file.size, MTime: p.file.mtime, CTime: p.file.ctime,
-			})
-		}
-		if gr.Parts != nil {
+		if gr, ok := recordOf(g, digest); ok {
 			rec.Groups[dir] = gr
 		}
 	}

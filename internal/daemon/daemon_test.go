@@ -132,9 +132,16 @@ func (h *harness) waitFor(what string, cond func() bool) {
 	}
 }
 
+// rootSitemapHas reports whether the root group's sitemap lists s, in any
+// of its parts (part_size may cut it in several).
 func (h *harness) rootSitemapHas(s string) bool {
-	b, _ := os.ReadFile(h.path("sitemap.xml"))
-	return strings.Contains(string(b), s)
+	parts, _ := filepath.Glob(h.path("sitemap*.xml"))
+	for _, p := range parts {
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), s) {
+			return true
+		}
+	}
+	return false
 }
 
 // sync waits until the daemon has handled every event so far: inotify

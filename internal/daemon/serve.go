@@ -136,7 +136,10 @@ func (ss *session) startWatch(ctx context.Context) error {
 		SkipDir: eng.SkipDir,
 		// robots.txt is never a page, but its rules decide which pages are.
 		Ignore: func(name string) bool { return name != "robots.txt" && eng.IgnoreName(name) },
-		Mux:    ss.d.mux,
+		// A file of ours removed by someone else (rsync --delete) is
+		// reported at once, to be written again (changed).
+		Own: eng.OwnsName,
+		Mux: ss.d.mux,
 	}, ss.s.log)
 	if err != nil {
 		return err
@@ -290,11 +293,20 @@ func (ss *session) step(ctx context.Context) (ending, version, error) {
 	return serving, version{}, nil
 }
 
-// changed publishes a batch of the watcher's: the changes it names, or a
-// full build when its events were lost or robots.txt's rules changed; or
-// ends serve when the document root was replaced.
+// changed publishes a batch of the watcher's: the files of sitemapd's
+// someone removed, written again; the changes it names, but for the pages
+// still being written, which keep their published version until they are
+// quiet; or a full build when its events were lost or robots.txt's rules
+// changed; or ends serve when the document root was replaced.
 func (ss *session) changed(ctx context.Context, b watch.Batch) (ending, version, error) {
 	eng := ss.eng
+	if len(b.Restore) > 0 && !b.RootChanged && !b.Rescan {
+		// A full build (the other cases) writes every missing file too.
+		if lost := eng.Lost(b.Restore); len(lost) > 0 {
+			ss.s.log.Info("sitemapd's files were removed by someone else (a deploy?); writing them again", zap.Strings("groups", lost))
+			ss.publish(Restored, func() (*build.Report, error) { return eng.Restore(ctx, lost) })
+		}
+	}
 	switch {
 	case b.RootChanged:
 		// The engine holds the old directory open: start afresh,
@@ -306,8 +318,8 @@ func (ss *session) changed(ctx context.Context, b watch.Batch) (ending, version,
 	case robotsTouched(b) && eng.RobotsChanged():
 		// New rules may let in or keep out any page: read it all.
 		ss.publish(RobotsChanged, func() (*build.Report, error) { return eng.Build(ctx) })
-	default:
-		ss.publish(Change, func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names) })
+	case len(b.Dirs) > 0:
+		ss.publish(Change, func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names, build.WithBusy(b.Busy)) })
 	}
 	return serving, version{}, nil
 }

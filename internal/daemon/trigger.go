@@ -26,6 +26,9 @@ const (
 	// URLFiles is a change of extra_urls files: their sitemaps are
 	// published again.
 	URLFiles
+	// Restored writes again the files of sitemapd's someone removed (a
+	// deploy's rsync --delete): the groups that lack one, and the index.
+	Restored
 )
 
 var triggerNames = [...]string{
@@ -37,6 +40,7 @@ var triggerNames = [...]string{
 	Retry:          "retry",
 	Due:            "pages due",
 	URLFiles:       "extra_urls changed",
+	Restored:       "outputs restored",
 }
 
 func (t Trigger) String() string {
@@ -47,5 +51,8 @@ func (t Trigger) String() string {
 }
 
 // Full reports whether the publish walks the whole tree: all but Change,
-// Retry and Due, which rebuild only the groups they name, and URLFiles.
-func (t Trigger) Full() bool { return t != Change && t != Retry && t != Due && t != URLFiles }
+// Retry, Due and Restored, which rebuild only the groups they name, and
+// URLFiles.
+func (t Trigger) Full() bool {
+	return t != Change && t != Retry && t != Due && t != URLFiles && t != Restored
+}

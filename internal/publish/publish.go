@@ -393,6 +393,23 @@ func (b *Batch) Drop(name string) bool {
 	return false
 }
 
+// SetModTime sets the mtime a staged file lands with, and reports whether
+// name is staged (a file whose bytes were already right is not). A file
+// written again with the bytes it held before (a deploy removed it, or a
+// release swapped in lacks it) keeps the time its content last changed,
+// which is what an index lists as its lastmod.
+func (b *Batch) SetModTime(name string, mtime time.Time) (bool, error) {
+	for _, s := range b.staged {
+		if s.name == name {
+			if err := b.p.root.Chtimes(s.tmp, time.Time{}, mtime); err != nil {
+				return true, fmt.Errorf("set the mtime of %s: %w", b.p.abs(s.tmp), err)
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Len is the number of staged files.
 func (b *Batch) Len() int { return len(b.staged) }
 

@@ -129,6 +129,10 @@ type WalkOptions struct {
 	// for nothing): a page whose file has the stamp known is not read
 	// again, and a page rewritten with the same bytes keeps its time.
 	Known func(dir string) *tree.Listing
+	// Busy, if set, reports whether a page (its root-relative path) is
+	// still being written (watch.Batch.Busy): it is not read, and keeps
+	// what is known of it (busy.go).
+	Busy func(rel string) bool
 }
 
 // Walk is one read of the tree, or of part of it. Its methods must not be

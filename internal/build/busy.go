@@ -1,0 +1,38 @@
+package build
+
+import "path"
+
+// UpdateOption adjusts one Update.
+type UpdateOption func(*updateOptions)
+
+// updateOptions are what one Update is told beside its directories.
+type updateOptions struct {
+	busy map[string]bool // root-relative paths of entries still being written
+}
+
+// WithBusy names, by directory (relative to the root), the entries the
+// watcher found still being written when it handed out the change
+// (watch.Batch.Busy): a page among them is not read, and keeps its
+// published version (scan.WalkOptions.Busy), or, not published yet, waits.
+// The watcher hands them out again once they are quiet, and they are read
+// then: a file half written is never taken as a version of its page.
+func WithBusy(busy map[string][]string) UpdateOption {
+	return func(o *updateOptions) {
+		for dir, names := range busy {
+			for _, n := range names {
+				if o.busy == nil {
+					o.busy = map[string]bool{}
+				}
+				o.busy[path.Join(dir, n)] = true
+			}
+		}
+	}
+}
+
+// busyPage is scan.WalkOptions.Busy for these options, nil for none.
+func (o updateOptions) busyPage() func(rel string) bool {
+	if len(o.busy) == 0 {
+		return nil
+	}
+	return func(rel string) bool { return o.busy[rel] }
+}

@@ -1,0 +1,532 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// receiver is an IndexNow endpoint on 127.0.0.1 that counts the URLs it
+// is sent.
+type receiver struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	sent map[string]int
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{sent: map[string]int{}}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			URLList []string `json:"urlList"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		for _, u := range body.URLList {
+			rc.sent[u]++
+		}
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+// notify is the configuration's notify key, sending to the receiver every
+// second.
+func (rc *receiver) notify() string {
+	return fmt.Sprintf("notify: {schedule: \"@every 1s\", attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef}]}\n", rc.srv.URL)
+}
+
+// pages are the URLs sent but the harness's sync pages, with how often.
+func (rc *receiver) pages() map[string]int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	out := map[string]int{}
+	for u, n := range rc.sent {
+		if !strings.Contains(u, "/zz-sync-") {
+			out[u] = n
+		}
+	}
+	return out
+}
+
+func (rc *receiver) reset() {
+	rc.mu.Lock()
+	clear(rc.sent)
+	rc.mu.Unlock()
+}
+
+// settleNotifier waits until nothing is owed (state_dir/notify.json) and
+// two more turns of the schedule, so that whatever was to be sent was.
+func (h *harness) settleNotifier() {
+	h.t.Helper()
+	statePath := filepath.Join(h.dir, "state", "notify.json")
+	h.waitFor("everything owed delivered", func() bool {
+		var doc struct {
+			Endpoints map[string]struct{ URLs []string } `json:"endpoints"`
+		}
+		b, err := os.ReadFile(statePath)
+		if err != nil || json.Unmarshal(b, &doc) != nil {
+			return false
+		}
+		return len(doc.Endpoints["in"].URLs) == 0
+	})
+	time.Sleep(2500 * time.Millisecond)
+}
+
+// release writes a release of the site: each page a title and a paragraph
+// of its own, so that the template model learnt from them finds their
+// text to be content.
+func release(t *testing.T, dir string, pages map[string]string) {
+	t.Helper()
+	for rel, text := range pages {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := fmt.Sprintf("<!doctype html><html><head><title>%s</title></head><body><main><h1>%s</h1><p>%s</p></main></body></html>\n", rel, rel, text)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func releasePages() map[string]string {
+	pages := map[string]string{}
+	for _, p := range []string{"index.html", "a/p1.html", "a/p2.html", "a/p3.html", "a/p4.html", "b/q1.html", "b/q2.html", "b/q3.html"} {
+		pages[p] = "The text of " + p + ", which says something of its own about " + strings.TrimSuffix(filepath.Base(p), ".html") + "."
+	}
+	return pages
+}
+
+// indexEntries reads an index: each sitemap's lastmod by its loc.
+func indexEntries(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Sitemaps []struct {
+			Loc     string `xml:"loc"`
+			LastMod string `xml:"lastmod"`
+		} `xml:"sitemap"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	out := map[string]string{}
+	for _, s := range doc.Sitemaps {
+		out[s.Loc] = s.LastMod
+	}
+	return out
+}
+
+// TestReleaseSwapOwesWhatChanged swaps current -> releases/1 for a new
+// release (ln -s + mv -T), which holds the pages anew (new inodes, fresh
+// mtimes) and none of sitemapd's files, with the daemon running or
+// stopped across the swap. What is owed to IndexNow is what the page
+// store says changed: nothing for the same bytes, exactly the page whose
+// text changed, exactly the page removed. And the index lists each
+// sitemap written again with the bytes it had with the lastmod it had.
+func TestReleaseSwapOwesWhatChanged(t *testing.T) {
+	cases := []struct {
+		name    string
+		edit    func(pages map[string]string)
+		want    []string
+		changed string // the group's sitemap whose index lastmod may move
+	}{
+		{name: "same", edit: func(map[string]string) {}},
+		{name: "changed", edit: func(p map[string]string) { p["b/q2.html"] = "Another text altogether, rewritten for the new release." },
+			want: []string{"https://static.test/b/q2.html"}, changed: "https://static.test/b/sitemap.xml"},
+		{name: "removed", edit: func(p map[string]string) { delete(p, "a/p3.html") },
+			want: []string{"https://static.test/a/p3.html"}, changed: "https://static.test/a/sitemap.xml"},
+		{name: "section dropped", edit: func(p map[string]string) {
+			for rel := range p {
+				if strings.HasPrefix(rel, "b/") {
+					delete(p, rel)
+				}
+			}
+		}, want: []string{"https://static.test/b/q1.html", "https://static.test/b/q2.html", "https://static.test/b/q3.html"}, changed: "https://static.test/b/sitemap.xml"},
+	}
+	for _, restart := range []bool{false, true} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s/restart=%v", tc.name, restart), func(t *testing.T) {
+				rc := newReceiver(t)
+				dir := t.TempDir()
+				rel1, rel2 := filepath.Join(dir, "releases/1"), filepath.Join(dir, "releases/2")
+				release(t, rel1, releasePages())
+				current := filepath.Join(dir, "current")
+				os.Symlink("releases/1", current)
+				h := &harness{t: t, dir: dir, root: current, cfgPath: filepath.Join(dir, "sitemapd.yaml"), reload: make(chan struct{}, 1)}
+				cfg := strings.Replace(testConfig, "root: root", "root: current", 1) + rc.notify()
+				os.WriteFile(h.cfgPath, []byte(cfg), 0o644)
+				h.run()
+				h.settleNotifier()
+				before := indexEntries(t, filepath.Join(rel1, "sitemap_index.xml"))
+				indexBefore, _ := os.ReadFile(filepath.Join(rel1, "sitemap_index.xml"))
+				// Sitemaps written in the same second as the new release's
+				// would hide a moved lastmod.
+				time.Sleep(1100 * time.Millisecond)
+
+				pages := releasePages()
+				tc.edit(pages)
+				release(t, rel2, pages)
+				if restart {
+					h.stop()
+				}
+				rc.reset()
+				os.Symlink("releases/2", current+".tmp")
+				if out, err := exec.Command("mv", "-T", current+".tmp", current).CombinedOutput(); err != nil {
+					t.Fatalf("mv -T: %v: %s", err, out)
+				}
+				if restart {
+					h.launch() // no sync: its page would move the root's sitemap
+				}
+				h.waitFor("releases/2 published", func() bool { return fileExists(filepath.Join(rel2, "sitemap_index.xml")) })
+				after := indexEntries(t, filepath.Join(rel2, "sitemap_index.xml"))
+				for loc, lm := range before {
+					if loc != tc.changed && after[loc] != lm {
+						t.Errorf("index lastmod of %s moved from %s to %s", loc, lm, after[loc])
+					}
+				}
+				if _, ok := after[tc.changed]; len(after)+btoi(tc.changed != "" && !ok) != len(before) {
+					t.Errorf("index lists %v, before %v", after, before)
+				}
+				if indexAfter, _ := os.ReadFile(filepath.Join(rel2, "sitemap_index.xml")); tc.changed == "" && string(indexAfter) != string(indexBefore) {
+					t.Errorf("index bytes changed:\n%s\nbefore:\n%s", indexAfter, indexBefore)
+				}
+				h.sync()
+				h.settleNotifier()
+				got := rc.pages()
+				for _, u := range tc.want {
+					if got[u] != 1 {
+						t.Errorf("%s sent %d times, want once", u, got[u])
+					}
+				}
+				for u, n := range got {
+					if !slices.Contains(tc.want, u) {
+						t.Errorf("%s sent %d times, but did not change", u, n)
+					}
+				}
+				h.checkOracle()
+			})
+		}
+	}
+}
+
+// launch runs the daemon as run does, without waiting for it with a sync
+// page.
+func (h *harness) launch() {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel, h.done = cancel, make(chan error, 1)
+	core, logs := observer.New(zap.InfoLevel)
+	h.logs = logs
+	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)).Core(), core))
+	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, log)
+	h.d = d
+	go func() { h.done <- d.Run(ctx) }()
+	h.t.Cleanup(h.stop)
+}
+
+// urlLastmods reads a sitemap: each URL's lastmod by its loc.
+func urlLastmods(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		URLs []struct {
+			Loc     string `xml:"loc"`
+			LastMod string `xml:"lastmod"`
+		} `xml:"url"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	out := map[string]string{}
+	for _, u := range doc.URLs {
+		out[u.Loc] = u.LastMod
+	}
+	return out
+}
+
+// TestPageBeingWrittenIsNoVersion truncates a known page and writes it
+// back in chunks over five times watch.max_delay (as cp over a live tree
+// does), so that batches are cut while it is half written. No half of it
+// is taken as a version: written back with the same bytes, no lastmod
+// moves and nothing is sent; with another text, exactly that page is
+// sent, once.
+func TestPageBeingWrittenIsNoVersion(t *testing.T) {
+	for _, same := range []bool{true, false} {
+		t.Run(fmt.Sprintf("same=%v", same), func(t *testing.T) {
+			rc := newReceiver(t)
+			cfg := strings.Replace(testConfig, "watch: {settle: 100ms, max_delay: 1s, rescan: 0s}", "watch: {settle: 250ms, max_delay: 300ms, rescan: 0s}", 1)
+			h := startConfig(t, cfg+rc.notify())
+			pages := releasePages()
+			for i := range 40 { // a page of some length, to be written in chunks
+				pages["a/p2.html"] += fmt.Sprintf(" Sentence %d of the second page goes on about its subject.", i)
+			}
+			release(t, h.root, pages)
+			h.sync()
+			h.settleNotifier()
+			sitemap := h.path("a/sitemap.xml")
+			before := urlLastmods(t, sitemap)
+			time.Sleep(1100 * time.Millisecond) // a lastmod moved would show
+			rc.reset()
+
+			p := h.path("a/p2.html")
+			final, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !same {
+				final = []byte(strings.Replace(string(final), "Sentence 39", "A last sentence, new", 1))
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const chunks = 10
+			size := (len(final) + chunks - 1) / chunks
+			for i := 0; i < len(final); i += size {
+				time.Sleep(150 * time.Millisecond) // less than settle: it is busy at each cut
+				if _, err := f.Write(final[i:min(i+size, len(final))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.Close()
+			h.sync()
+			h.settleNotifier()
+
+			after := urlLastmods(t, sitemap)
+			const url = "https://static.test/a/p2.html"
+			for loc, lm := range before {
+				if moved := after[loc] != lm; moved != (!same && loc == url) {
+					t.Errorf("lastmod of %s: %s, before %s", loc, after[loc], lm)
+				}
+			}
+			got := rc.pages()
+			want := map[string]int{}
+			if !same {
+				want[url] = 1
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("sent %v, want %v", got, want)
+			}
+			h.checkOracle()
+		})
+	}
+}
+
+// ownFiles reads sitemapd's files under root (sitemaps and the index):
+// their bytes by path relative to root.
+func ownFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "sitemap") {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+// TestRemovedOwnFilesAreRestored removes a group's sitemap and the root
+// index as a deploy that mirrors a tree lacking them does (rm; and a real
+// rsync -a --delete of a copy of the site without them): the daemon writes
+// them again at once, with the bytes they had, and the index lists the
+// sitemaps with the lastmods they had.
+func TestRemovedOwnFilesAreRestored(t *testing.T) {
+	for _, how := range []string{"rm", "rsync"} {
+		t.Run(how, func(t *testing.T) {
+			if how == "rsync" {
+				if _, err := exec.LookPath("rsync"); err != nil {
+					t.Skip("rsync is not installed")
+				}
+			}
+			h := start(t, "")
+			release(t, h.root, releasePages())
+			h.sync()
+			want := ownFiles(t, h.root)
+			if want["a/sitemap.xml"] == "" || want["sitemap_index.xml"] == "" {
+				t.Fatalf("sitemaps before: %v", want)
+			}
+			time.Sleep(1100 * time.Millisecond) // a lastmod moved would show
+			switch how {
+			case "rm":
+				os.Remove(h.path("a/sitemap.xml"))
+				os.Remove(h.path("sitemap_index.xml"))
+			case "rsync":
+				src := filepath.Join(h.dir, "new")
+				if out, err := exec.Command("cp", "-a", h.root+"/.", src).CombinedOutput(); err != nil {
+					t.Fatalf("cp: %v: %s", err, out)
+				}
+				for rel := range want {
+					os.Remove(filepath.Join(src, rel))
+				}
+				if out, err := exec.Command("rsync", "-a", "--delete", src+"/", h.root+"/").CombinedOutput(); err != nil {
+					t.Fatalf("rsync: %v: %s", err, out)
+				}
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				got := ownFiles(t, h.root)
+				if fmt.Sprint(got) == fmt.Sprint(want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("sitemapd's files not restored as they were within 10 s: have %d of %d, the same bytes: %v",
+						len(got), len(want), sameKeys(got, want))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			h.checkOracle()
+		})
+	}
+}
+
+// sameKeys lists the keys of want whose values got has.
+func sameKeys(got, want map[string]string) []string {
+	var same []string
+	for k, v := range want {
+		if got[k] == v {
+			same = append(same, k)
+		}
+	}
+	slices.Sort(same)
+	return same
+}
+
+// docsRsyncFilters returns the --filter arguments of the rsync recipe in
+// docs/operations.md, the key file's name put for KEY: the test runs the
+// recipe the documentation gives.
+func docsRsyncFilters(t *testing.T, key string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "rsync -a --delete \\")
+	if i < 0 {
+		t.Fatal("no rsync recipe in docs/operations.md")
+	}
+	block := doc[i:]
+	block = block[:strings.Index(block, "```")]
+	var filters []string
+	for _, m := range regexp.MustCompile(`--filter='([^']+)'`).FindAllStringSubmatch(block, -1) {
+		filters = append(filters, "--filter="+strings.ReplaceAll(m[1], "KEY", key))
+	}
+	if len(filters) == 0 {
+		t.Fatalf("no filters in the recipe:\n%s", block)
+	}
+	return filters
+}
+
+// isOwn reports whether a base name is one of the files sitemapd writes
+// in the configuration of TestRsyncRecipeKeepsOwnFiles.
+func isOwn(name string) bool {
+	return strings.HasPrefix(name, "sitemap") || strings.HasPrefix(name, ".sitemapd") || name == "changes.atom" || name == "0123456789abcdef.txt"
+}
+
+// TestRsyncRecipeKeepsOwnFiles runs the rsync recipe of docs/operations.md
+// (rsync -a --delete with protect filters) from a build of the site that
+// has none of sitemapd's files and lacks a directory: rsync deletes
+// pages, and nothing of sitemapd's (every kind of file it writes is
+// there: parts, index, text sitemaps, the feed, the stylesheet, the key
+// file, the lock, the record). The dropped directory's sitemap, which
+// rsync may not delete, sitemapd removes once its pages are gone, and the
+// next rsync removes the directory.
+func TestRsyncRecipeKeepsOwnFiles(t *testing.T) {
+	if _, err := exec.LookPath("rsync"); err != nil {
+		t.Skip("rsync is not installed")
+	}
+	rc := newReceiver(t)
+	h := start(t, "part_size: 3\nformats: [xml, txt]\nstylesheet: builtin\nfeed: {name: changes.atom, entries: 10}\n"+rc.notify())
+	pages := releasePages()
+	pages["old/gone.html"] = "A page of a section the new build drops."
+	release(t, h.root, pages)
+	h.sync()
+	own := map[string]bool{}
+	filepath.WalkDir(h.root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && isOwn(d.Name()) {
+			rel, _ := filepath.Rel(h.root, p)
+			own[rel] = true
+		}
+		return nil
+	})
+	for _, f := range []string{"sitemap_index.xml", "a/sitemap.xml", "a/sitemap.txt", "changes.atom", "sitemap.xsl", "0123456789abcdef.txt", ".sitemapd.lock", "old/sitemap.xml"} {
+		if !own[f] {
+			t.Fatalf("%s not written: %v", f, own)
+		}
+	}
+	keyed := regexp.MustCompile(`^sitemap-[0-9a-f]{12}\.xml$`)
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(own)), func(rel string) bool { return keyed.MatchString(filepath.Base(rel)) }) {
+		t.Fatalf("no part sitemap-<hash>.xml written: %v", own)
+	}
+	src := filepath.Join(h.dir, "build")
+	if out, err := exec.Command("cp", "-a", h.root+"/.", src).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v: %s", err, out)
+	}
+	for rel := range own {
+		os.Remove(filepath.Join(src, rel))
+	}
+	os.RemoveAll(filepath.Join(src, "old"))
+	rsync := func() string {
+		t.Helper()
+		args := append([]string{"-a", "--delete", "-i"}, docsRsyncFilters(t, "0123456789abcdef")...)
+		out, err := exec.Command("rsync", append(args, src+"/", h.root+"/")...).CombinedOutput()
+		if err != nil && !strings.Contains(string(out), "cannot delete non-empty directory") {
+			t.Fatalf("rsync: %v: %s", err, out)
+		}
+		return string(out)
+	}
+	out := rsync()
+	if !strings.Contains(out, "*deleting   old/gone.html") {
+		t.Errorf("rsync did not delete old/gone.html:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if rel, ok := strings.CutPrefix(line, "*deleting   "); ok && own[rel] {
+			t.Errorf("rsync deleted sitemapd's %s", rel)
+		}
+	}
+	h.waitFor("old/'s sitemaps removed", func() bool {
+		return !fileExists(h.path("old/sitemap.xml")) && !fileExists(h.path("old/sitemap.txt"))
+	})
+	h.sync()
+	rsync()
+	if fileExists(h.path("old")) {
+		t.Errorf("old/ left by the second rsync")
+	}
+	h.checkOracle()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
