@@ -379,7 +379,7 @@ func buildSite(s session, f buildFlags, stdout io.Writer) int {
 			zap.Int("groups", rep.Groups), zap.Int("urls", rep.URLs),
 			zap.Int("sitemaps", rep.Sitemaps), zap.Int("indexes", rep.Indexes),
 			zap.Int("written", len(rep.Written)), zap.Int("unchanged", rep.Unchanged),
-			zap.Int("removed", len(rep.Removed)), rep.LeftOutField(), zap.Float64("seconds", rep.Duration.Seconds()))
+			zap.Int("removed", len(rep.Removed)), rep.LeftOutField(), rep.Lastmods.Field(), zap.Float64("seconds", rep.Duration.Seconds()))
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -23,6 +23,7 @@ type run struct {
 	now      time.Time // what lastmods are compared with
 	batch    *publish.Batch
 	rep      *Report
+	judged   *judged // notes the walks' judgements in rep.Lastmods
 	errs     []error
 	textErrs []error             // text sitemaps not written: reported last
 	staged   map[string]staging  // groups whose files await the commit
@@ -69,8 +70,9 @@ type staging struct {
 func (e *Engine) begin(full bool) *run {
 	now := e.opts.now()
 	e.out.begin(e.model.text)
+	rep := &Report{}
 	return &run{
-		full: full, start: now, now: now, batch: e.pub.Begin(), rep: &Report{},
+		full: full, start: now, now: now, batch: e.pub.Begin(), rep: rep, judged: &judged{l: &rep.Lastmods},
 		staged: map[string]staging{}, next: map[string]*group{}, seen: map[string]bool{}, kept: map[string]bool{},
 		oldIndex: e.model.indexNames(e.cfg), digests: map[string]uint64{},
 		// Nothing remembers or is told of a build's changes: kept until
@@ -148,7 +150,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	e.pages.loadRecord(r.store != nil)
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
 		Now: r.now, Clock: e.opts.now, Record: e.model.mem != nil || r.store != nil, Quiet: true, Known: e.pages.known,
-		StalePrints: stale, Judged: (&judged{l: &r.rep.Lastmods}).note,
+		StalePrints: stale, Judged: r.judged.note,
 	})
 	if err != nil {
 		e.abort(r)

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -148,5 +149,26 @@ func TestSignificantAfterUpgrade(t *testing.T) {
 	}
 	if rep.Lastmods.Kept != len(sitePages) {
 		t.Errorf("kept %d lastmods by what pages say, want %d", rep.Lastmods.Kept, len(sitePages))
+	}
+}
+
+// TestSignificantUpdate: the daemon's change of one page (Update) reports
+// what became of its lastmod, as a full build does.
+func TestSignificantUpdate(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	th := theme{year: "2026", css: "a1", built: "1"}
+	writeThemed(t, root, th, nil, defaultMTime)
+	cfg := loadConfig(t, baseConfig, root, "")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	th.year = "2027"
+	p := filepath.Join(root, sitePages[2])
+	writeFile(t, p, th.page(2, pageBody(2, "")), defaultMTime.Add(time.Hour))
+	rep, err := e.Update(context.Background(), []string{"docs"}, map[string][]string{"docs": {"intro.html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := rep.Lastmods; l.Kept != 1 || l.Moved+l.MovedBytes != 0 || len(l.Pages) != 1 || l.Pages[0].Path != "docs/intro.html" {
+		t.Errorf("a footer change of one page: %+v; want it kept", l)
 	}
 }

@@ -111,3 +111,12 @@ func (n *judged) note(j scan.Judgement) {
 		l.Pages = append(l.Pages, j)
 	}
 }
+
+// Field is the Lastmods as a log field, or a skipped one when no page's
+// bytes changed.
+func (l *Lastmods) Field() zap.Field {
+	if l.Kept+l.Moved+l.MovedBytes == 0 {
+		return zap.Skip()
+	}
+	return zap.Dict("lastmods", zap.Int("kept", l.Kept), zap.Int("moved", l.Moved), zap.Int("moved_by_bytes", l.MovedBytes))
+}

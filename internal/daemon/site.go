@@ -220,7 +220,7 @@ func (s *runner) announce(eng *build.Engine, led *ledger, why Trigger, rep *buil
 	s.log.Info("published", zap.Stringer("trigger", why), zap.Int("groups", rep.Groups),
 		zap.Int("added", n.Added), zap.Int("changed", n.Changed), zap.Int("removed", n.Removed),
 		zap.Int("files_written", len(rep.Written)), zap.Int("files_removed", len(rep.Removed)),
-		rep.LeftOutField(), zap.Float64("seconds", rep.Duration.Seconds()))
+		rep.LeftOutField(), rep.Lastmods.Field(), zap.Float64("seconds", rep.Duration.Seconds()))
 	if !c.Empty() || len(rep.Written)+len(rep.Removed) > 0 {
 		p := Publish{
 			Site:    s.name,
