@@ -22,7 +22,8 @@ func (w *Walk) busy(g *Group, p *tree.Page, rel string, kn *known, loc func() st
 	if !ok {
 		return true, true
 	}
-	p.Stamp, p.Time, p.Sum, p.Print, p.Parts, p.Head = k.Stamp, k.Time, k.Sum, k.Print, k.Parts, k.Head
+	p.Stamp = k.Stamp
+	keepKnown(p, k)
 	if p.Head.Hidden() {
 		w.leave(g, p.Head.Out, loc(), rel, "")
 	}

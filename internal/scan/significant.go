@@ -3,12 +3,10 @@ package scan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
@@ -159,10 +157,8 @@ func (w *Walk) judge(rel string, p *tree.Page, k tree.Page, wasKnown bool, sum u
 		// Other bytes that say the same: the template, a script, an
 		// asset's fingerprint, a build stamp changed.
 		p.Time = k.Time
-		w.said.kept.Add(1)
 		w.judged(Judgement{Path: rel, Verdict: Kept})
 	case wasKnown && k.Print != 0 && printed:
-		w.said.moved.Add(1)
 		parts := ChangedParts(k.Parts, p.Parts)
 		if ce := w.log.Check(zap.DebugLevel, "lastmod moved: what the page says changed"); ce != nil {
 			ce.Write(zap.String("path", w.abs(rel)), zap.Stringer("parts", parts))
@@ -261,15 +257,6 @@ func (s *Scanner) abs(rel string) string {
 		return s.cfg.Root
 	}
 	return s.cfg.Root + "/" + rel
-}
-
-// sigTally counts, in a walk, the pages read whose print decided their
-// time: kept (other bytes that say the same) or moved.
-type sigTally struct{ kept, moved atomic.Int64 }
-
-// String is for logs and tests.
-func (t *sigTally) String() string {
-	return fmt.Sprintf("%d kept, %d moved", t.kept.Load(), t.moved.Load())
 }
 
 // printFile makes the print of a page larger than a small one, reading

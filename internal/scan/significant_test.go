@@ -47,8 +47,8 @@ func TestJudge(t *testing.T) {
 			if p.Time != c.wantTime || p.Print != c.wantPrint || p.Sum != c.sum {
 				t.Errorf("time %d, print %x, sum %d; want %d, %x, %d", p.Time, p.Print, p.Sum, c.wantTime, c.wantPrint, c.sum)
 			}
-			if moved := w.said.moved.Load() == 1; moved != c.moved {
-				t.Errorf("counted moved: %v, want %v", moved, c.moved)
+			if moved := len(got) == 1 && got[0].Verdict == Moved; moved != c.moved {
+				t.Errorf("judged moved by what it says: %v, want %v", moved, c.moved)
 			}
 			if len(got) != c.judged {
 				t.Errorf("judged %v, want %d judgement", got, c.judged)

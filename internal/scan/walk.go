@@ -141,7 +141,6 @@ type Walk struct {
 	s        *Scanner
 	o        WalkOptions
 	ctx      context.Context
-	root     string // absolute
 	realRoot string // root with symlinks resolved
 	sem      chan struct{}
 	wg       sync.WaitGroup
@@ -160,7 +159,6 @@ type Walk struct {
 	// truncated counts heads cut at head.Limit; future, pages whose time
 	// is still to come.
 	truncated atomic.Int64
-	said      sigTally // pages whose print decided their time (significant.go)
 	future    futures
 	// log is the scanner's logger with its warnings held back and logged
 	// once a kind at the end (Summary).
@@ -175,7 +173,7 @@ func (s *Scanner) NewWalk(ctx context.Context, o WalkOptions) (*Walk, error) {
 		return nil, fmt.Errorf("resolve document root: %w", err)
 	}
 	w := &Walk{
-		s: s, o: o, ctx: ctx, root: s.cfg.Root, realRoot: real,
+		s: s, o: o, ctx: ctx, realRoot: real,
 		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		// As many groups as cores: enough to keep them busy between
 		// groups, few enough that a build's memory is a few groups'.
@@ -241,12 +239,7 @@ func (w *Walk) finish(v *visit) {
 	w.wg.Done()
 }
 
-func (w *Walk) abs(rel string) string {
-	if rel == "" {
-		return w.root
-	}
-	return w.root + "/" + rel
-}
+func (w *Walk) abs(rel string) string { return w.s.abs(rel) }
 
 func joinRel(dir, name string) string {
 	if dir == "" {

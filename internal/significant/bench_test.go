@@ -13,7 +13,7 @@ import (
 )
 
 // benchPages are pages as generators write them: testdata/bench holds one
-// page of each generator test's site (4–15 KB) and internal/head's
+// page of each generator test's site (4–15 KB), read with internal/head's
 // Hugo PaperMod page (6.6 KB); benchpage's is the page bench/gentree
 // writes (7 KB, a 3 KB head).
 func benchPages(b *testing.B) map[string][]byte {
@@ -22,6 +22,7 @@ func benchPages(b *testing.B) map[string][]byte {
 	if err != nil || len(names) == 0 {
 		b.Fatal("no pages in testdata/bench", err)
 	}
+	names = append(names, "../head/testdata/hugo-papermod.html")
 	for _, name := range names {
 		src, err := os.ReadFile(name)
 		if err != nil {

@@ -1,0 +1,145 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cespare/xxhash/v2"
+	"golang.org/x/sys/unix"
+
+	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/significant"
+)
+
+// reading says what read reads of a page: its head, its images, the
+// hash of its bytes, and (print) what it says, unless its bytes' hash
+// tells that is not needed.
+type reading struct {
+	heads, images, content, print bool
+	unless                        func(sum uint64) bool
+}
+
+// what read read of a page.
+type pageRead struct {
+	sum     uint64
+	info    head.Info
+	images  []string
+	print   significant.Print
+	printed bool // print was made
+}
+
+// wantsPrint reports whether the page whose bytes hash to sum is to be
+// read for its print.
+func (rd reading) wantsPrint(sum uint64) bool {
+	return rd.print && (rd.unless == nil || !rd.unless(sum))
+}
+
+// read reads a page's file (dirFD is its directory, open, or -1): what rd
+// says (loc is its URL), up to the size stat saw.
+//
+// It fails with errInFlux, having read all the same, when the file's stamp
+// after the read is not st's: it was being written.
+func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (pr pageRead, err error) {
+	// Plain system calls, not os.Open: open, read, close, where an
+	// os.File costs nine (it probes the poller and the file's flags),
+	// and the walk opens every page. O_NONBLOCK: a page swapped for a
+	// fifo since its stat fails its read instead of blocking the walk.
+	// Relative to the directory being read, when it is open: the kernel
+	// then looks up one name, not the whole path.
+	// O_NOFOLLOW for a page that was a file when its directory was
+	// read: one swapped for a link since is not followed out of the root.
+	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
+	if !st.viaLink {
+		flags |= unix.O_NOFOLLOW
+	}
+	var fd int
+	if dirFD >= 0 {
+		fd, err = unix.Openat(dirFD, name, flags, 0)
+	} else {
+		fd, err = unix.Open(w.abs(rel), flags, 0)
+	}
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return pr, err
+		}
+		return pr, fmt.Errorf("cannot open: %w", err)
+	}
+	defer unix.Close(fd)
+	defer func() {
+		var after unix.Stat_t
+		switch {
+		case err != nil || unix.Fstat(fd, &after) != nil:
+		case after.Mode&unix.S_IFMT != unix.S_IFREG:
+			// Swapped for a FIFO (which read nothing, as it was opened
+			// non-blocking) or a device since its stat.
+			err = fmt.Errorf("cannot read: no longer a regular file")
+		case after.Mtim.Nano() != st.mtime || after.Ctim.Nano() != st.ctime || after.Size != st.size:
+			err = errInFlux
+		}
+	}()
+	size := max(st.size, 0)
+	if size <= smallPage {
+		// A small page takes one read, with no second one to find the
+		// end, into a buffer used again for the next page.
+		bp := smallPages.Get().(*[]byte)
+		defer smallPages.Put(bp)
+		n, err := io.ReadFull(fdReader(fd), (*bp)[:size])
+		if err != nil && err != io.ErrUnexpectedEOF { // shrunk since its stat: read what is there
+			return pr, fmt.Errorf("read failed: %w", err)
+		}
+		b := (*bp)[:n]
+		if rd.content {
+			pr.sum = xxhash.Sum64(b)
+		}
+		if rd.wantsPrint(pr.sum) {
+			pr.print, pr.printed = w.s.print(b, loc)
+		}
+		if rd.heads {
+			if pr.info, err = head.ReadBytes(b, loc); err != nil {
+				return pr, err
+			}
+		}
+		if rd.images {
+			if pr.images, err = w.images(bytes.NewReader(b), loc, rel); err != nil {
+				return pr, err
+			}
+		}
+		return pr, nil
+	}
+	// A larger one is read as far as its head goes, and, for its hash,
+	// to its end; for its images, again from its start, as it streams
+	// (the page cache has it): holding a whole page would cost the
+	// memory of the largest.
+	r := io.Reader(io.LimitReader(fdReader(fd), size))
+	var d *xxhash.Digest
+	if rd.content {
+		d = xxhash.New()
+		r = io.TeeReader(r, d)
+	}
+	if rd.heads {
+		if pr.info, err = head.Read(r, loc); err != nil {
+			return pr, fmt.Errorf("read failed: %w", err)
+		}
+	}
+	if rd.content {
+		if _, err := io.Copy(d, r); err != nil {
+			return pr, fmt.Errorf("read failed: %w", err)
+		}
+		pr.sum = d.Sum64()
+	}
+	if rd.wantsPrint(pr.sum) && size <= significant.Limit {
+		// Read again from its start (the page cache has it): a page is
+		// printed whole.
+		if pr.print, pr.printed, err = w.printFile(fd, int(size), loc); err != nil {
+			return pr, fmt.Errorf("read failed: %w", err)
+		}
+	}
+	if rd.images {
+		if pr.images, err = w.readImages(fd, int(size), loc, rel); err != nil {
+			return pr, fmt.Errorf("read failed: %w", err)
+		}
+	}
+	return pr, nil
+}
