@@ -71,11 +71,14 @@ func TestStatusPage(t *testing.T) {
 		return resp.StatusCode, resp.Header, string(b)
 	}
 	// The submission is recorded once its answer is read, which may be a
-	// moment after the receiver has the URLs.
+	// moment after the receiver has the URLs, and its URLs are no longer
+	// owed a moment after that (the notifier forgets them once the answer
+	// is judged): wait for both.
 	var text string
 	h.waitFor("/status to show the submission", func() bool {
 		_, _, text = get("/status?format=text")
-		return strings.Contains(text, "recent submissions") && strings.Contains(text[strings.Index(text, "recent submissions"):], "receiver")
+		return strings.Contains(text, "recent submissions") && strings.Contains(text[strings.Index(text, "recent submissions"):], "receiver") &&
+			strings.Contains(text, "owed to search engines: 0 URLs")
 	})
 	code, hd, page := get("/status")
 	if code != http.StatusOK || !strings.HasPrefix(hd.Get("Content-Type"), "text/html") {
