@@ -20,6 +20,7 @@ type options struct {
 	changes bool                           // WithChanges: the engine remembers the tree
 	dry     bool                           // WithDryRun: the outputs are a plan (dryRun)
 	every   time.Duration                  // WithProgress: how often a long walk logs
+	defers  bool                           // WithDeferredPrints
 
 	now     func() time.Time               // time.Now; a seam for tests of time (withClock)
 	openDir func(string) (*os.File, error) // os.Open; a seam for fault tests
@@ -65,6 +66,15 @@ func WithWriteAhead(owe func(changes tree.Changes, files bool) error) Option {
 // what WithWriteAhead's function is given. Without it every publish keeps
 // them.
 func WithChangeURLs(want func() bool) Option { return func(e *Engine) { e.opts.urls = want } }
+
+// WithDeferredPrints is the daemon's: a first full build of a site with
+// no template model (pages.lastmod: significant) publishes without
+// learning one and without printing pages, which a first publish does
+// not need (there is nothing to compare a print with); PrintsOwed then
+// says a full build is to follow, which makes them. Without it, a build
+// learns and prints as it goes: `sitemapd build`, whose next run needs
+// the prints in the page store.
+func WithDeferredPrints() Option { return func(e *Engine) { e.opts.defers = true } }
 
 // WithForce makes publishes that the shrink guard (shrink_guard) would
 // refuse: `sitemapd build -force`, for a shrink that is meant.

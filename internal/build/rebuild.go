@@ -113,7 +113,8 @@ func (e *Engine) readOtherNames(ctx context.Context, r *run, reads map[string]gr
 // readGroup reads one group for a rebuild: from memory and the dirty
 // directories where it can, whole otherwise.
 func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []string, names map[string][]string, uo updateOptions) (*scan.Group, *tree.Update, error) {
-	o := scan.WalkOptions{Now: r.now, Clock: e.opts.now, Known: e.pages.known, Busy: uo.busyPage(), Judged: r.judged.note}
+	o := scan.WalkOptions{Now: r.now, Clock: e.opts.now, Known: e.pages.known, Busy: uo.busyPage(), Judged: r.judged.note,
+		DeferPrints: e.pages.tmpl.owed}
 	// A group whose last publish failed is read whole: memory is what was
 	// published, and the failed read's changes are not in it. So is one
 	// that follows symlinks, which memory does not hold.

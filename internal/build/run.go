@@ -145,12 +145,15 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		}
 		r.meet(r.stale)
 	}
-	stale := e.pages.tmpl.prepare(ctx, e.progress.add)
+	// The build PrintsOwed asked for walks the tree the first build
+	// walked a moment ago: what that walk warned of is not said again.
+	repeat := e.pages.tmpl.owed
+	stale, deferPrints := e.pages.tmpl.prepare(ctx, e.progress.add, e.opts.defers)
 	r.store = e.pages.newStore()
 	e.pages.loadRecord(r.store != nil)
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
 		Now: r.now, Clock: e.opts.now, Record: e.model.mem != nil || r.store != nil, Quiet: true, Known: e.pages.known,
-		StalePrints: stale, Judged: r.judged.note,
+		StalePrints: stale, DeferPrints: deferPrints, Judged: r.judged.note,
 	})
 	if err != nil {
 		e.abort(r)
@@ -167,7 +170,9 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		e.takeGroup(r, w, g)
 	}
 	stopProgress()
-	w.Summary()
+	if !repeat {
+		w.Summary()
+	}
 	if err := ctx.Err(); err != nil {
 		e.abort(r)
 		return nil, err

@@ -24,11 +24,23 @@ import (
 // made under another model, and the walk that follows is told so
 // (WalkOptions.StalePrints): their pages keep their times and get new
 // prints.
+//
+// The daemon (WithDeferredPrints) does not wait for a model, nor for
+// prints, to publish a site it has none for: with nothing known to compare
+// a print with, the first publish needs none. Its first full build learns
+// nothing and prints nothing (prints are then owed); every walk defers
+// them until the next full build, which the daemon runs as soon as the
+// first has published (PrintsOwed), learns the model and prints every
+// page. A page whose bytes change before then moves by its bytes, as
+// under pages.lastmod: content.
 type template struct {
 	log   *zap.Logger
 	scan  *scan.Scanner
 	model *significant.Model
 	bytes []byte // model, serialised, as the store keeps it
+
+	owed     bool // prints are deferred until the next full build
+	deferred bool // a build deferred them once: the next one may not
 }
 
 // fromStore takes the model a store found at start keeps, if any.
@@ -47,24 +59,31 @@ func (t *template) fromStore(s *pagestore.Store) {
 }
 
 // prepare makes sure a full build has a model, learning one if there is
-// none (seen is told of what it reads); it reports whether the prints known before are stale (made under
-// no model, or another one).
-func (t *template) prepare(ctx context.Context, seen func(n int)) (stale bool) {
+// none (seen is told of what it reads), unless mayDefer lets this build
+// defer the model and the prints (once in an engine's life). It reports
+// whether the prints known before are stale (made under no model, or
+// another one) and whether the walk is to defer prints.
+func (t *template) prepare(ctx context.Context, seen func(n int), mayDefer bool) (stale, deferPrints bool) {
+	t.owed = false
 	if t.model != nil || !t.scan.Prints() {
-		return false
+		return false, false
+	}
+	if mayDefer && !t.deferred {
+		t.deferred, t.owed = true, true
+		return true, true
 	}
 	m, err := t.scan.Learn(ctx, seen)
 	if err != nil || m == nil {
-		return false // no page to learn from, or cancelled: prints stay the landmark rule's
+		return false, false // no page to learn from, or cancelled: prints stay the landmark rule's
 	}
 	b, err := m.MarshalBinary()
 	if err != nil {
 		t.log.Warn("template model cannot be kept; learnt again next time", zap.Error(err))
-		return false
+		return false, false
 	}
 	t.model, t.bytes = m, b
 	t.scan.SetModel(m)
-	return true
+	return true, false
 }
 
 // keepIn writes the model into a store being written whole.

@@ -50,6 +50,9 @@ type session struct {
 	// alive beats the keeper and refreshes the status while the loop
 	// waits; rescan is watch.rescan's; each nil when off.
 	alive, rescan <-chan time.Time
+	// printsOwed: the first build published without reading what pages
+	// say (build.WithDeferredPrints); the loop's next step reads it.
+	printsOwed bool
 	// replaced is set when a publish finds the output directory moved or
 	// replaced: the loop then serves the configuration again, on the
 	// directory its path names now.
@@ -102,7 +105,8 @@ func (ss *session) close() {
 func (ss *session) open(ctx context.Context) error {
 	s, d := ss.s, ss.d
 	ss.led = &ledger{observed: d.opts.Notifier != nil}
-	eng, err := build.New(ss.cfg, s.log, build.WithChanges(), build.WithWriteAhead(ss.led.owe), build.WithChangeURLs(ss.led.wantsURLs))
+	eng, err := build.New(ss.cfg, s.log, build.WithChanges(), build.WithWriteAhead(ss.led.owe), build.WithChangeURLs(ss.led.wantsURLs),
+		build.WithDeferredPrints())
 	if err != nil {
 		return err
 	}
@@ -218,6 +222,7 @@ func (ss *session) showState() {
 // directory replaced: the loop restarts on it).
 func (ss *session) firstBuild(ctx context.Context, first bool) (ending, error) {
 	if ss.publish(InitialBuild, func() (*build.Report, error) { return ss.eng.Build(ctx) }) {
+		ss.printsOwed = ss.eng.PrintsOwed()
 		return serving, nil
 	}
 	switch {
@@ -259,6 +264,13 @@ func (ss *session) restart() (ending, version, error) {
 // to go on.
 func (ss *session) step(ctx context.Context) (ending, version, error) {
 	eng := ss.eng
+	if ss.printsOwed {
+		// Before anything else: until then, a change is judged by its
+		// bytes. A change waits for this one walk at most.
+		ss.printsOwed = false
+		ss.publish(PagePrints, func() (*build.Report, error) { return eng.Build(ctx) })
+		return serving, version{}, nil
+	}
 	select {
 	case <-ctx.Done():
 		return stopped, version{}, nil

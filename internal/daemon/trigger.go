@@ -29,6 +29,10 @@ const (
 	// Restored writes again the files of sitemapd's someone removed (a
 	// deploy's rsync --delete): the groups that lack one, and the index.
 	Restored
+	// PagePrints is the full build that follows a first one published
+	// without reading what pages say (build.WithDeferredPrints): it learns
+	// the site's template and prints every HTML page.
+	PagePrints
 )
 
 var triggerNames = [...]string{
@@ -41,6 +45,7 @@ var triggerNames = [...]string{
 	Due:            "pages due",
 	URLFiles:       "extra_urls changed",
 	Restored:       "outputs restored",
+	PagePrints:     "page prints",
 }
 
 func (t Trigger) String() string {

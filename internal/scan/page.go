@@ -240,7 +240,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	// An HTML page with no print (a store of an older version, or prints
 	// of another model) is read once more for one, though its file is
 	// as known: its next change is then judged by what it says.
-	unprinted := s.sig != nil && k.Print == 0 && isHTML(p.Name) && kn != nil
+	unprinted := s.sig != nil && k.Print == 0 && isHTML(p.Name) && kn != nil && !w.o.DeferPrints
 	if wasKnown && k.Stamp == stamp && !unprinted {
 		p.Stamp = k.Stamp
 		keepKnown(p, k)
@@ -259,7 +259,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		return false
 	}
 	rd := reading{heads: heads, images: images, content: content}
-	if content && s.sig != nil && isHTML(p.Name) {
+	if content && s.sig != nil && isHTML(p.Name) && !w.o.DeferPrints {
 		// Made only if the bytes changed, or the page has none yet.
 		rd.print = true
 		rd.unless = func(sum uint64) bool { return wasKnown && k.Sum == sum && k.Print != 0 }

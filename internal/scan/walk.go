@@ -118,6 +118,14 @@ type WalkOptions struct {
 	// store that had none): they are not compared, as if none were known;
 	// a page of the same bytes keeps its time and gets a new print.
 	StalePrints bool
+	// DeferPrints has the walk make no print (the daemon's first build
+	// of a site with no template model yet: no print is known to compare
+	// with, so none is needed to publish). A page of the same bytes as
+	// known keeps its time and its print, if it has one; the pages left
+	// without are read again for one by the next walk that does not
+	// defer. It spares the first publish a second parse of every page
+	// and the model's learning.
+	DeferPrints bool
 	// Judged, if set, is told of each page read again whose bytes
 	// changed: whether its lastmod moved, and why (sitemapd plan).
 	// Calls come from the walk's goroutines, at once.
