@@ -40,3 +40,43 @@ func TestBusyHardLink(t *testing.T) {
 		t.Errorf("once quiet: changed %v, want %v (the file under both its names)", got, want)
 	}
 }
+
+// TestBusyUnannounced: in a batch the watcher cut while files were being
+// written (one is busy), in a directory read whole, a page the batch did
+// not name that was written a moment ago (its ctime less than
+// watch.settle ago), or that is empty (cp truncating it: the kernel
+// shows the new size before the new times), is not taken as a version of
+// the page; once the watcher names it, quiet, it is.
+func TestBusyUnannounced(t *testing.T) {
+	root := site(t, "docs/a.html", "docs/b.html")
+	cfg := loadConfig(t, baseConfig, root, "watch: {settle: 2s, max_delay: 4s}\n")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	// other.html is what the watcher saw still being written.
+	cut := WithBusy(map[string][]string{"docs": {"other.html"}})
+	update := func(what string, names map[string][]string, want ...string) {
+		t.Helper()
+		rep, err := e.Update(context.Background(), []string{"docs"}, names, cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, u := range want {
+			want[i] = "https://static.test/docs/" + u
+		}
+		if got := slices.Sorted(slices.Values(rep.Changes.Changed)); !slices.Equal(got, want) {
+			t.Errorf("%s: changed %v, want %v", what, got, want)
+		}
+	}
+
+	mustWrite(t, filepath.Join(root, "docs/a.html"), defaultMTime.Add(time.Hour))
+	update("written a moment ago, its directory read whole", nil)
+	time.Sleep(cfg.Watch.Settle)
+	update("quiet", map[string][]string{"docs": {"a.html"}}, "a.html")
+
+	if err := os.Truncate(filepath.Join(root, "docs/b.html"), 0); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(cfg.Watch.Settle) // past settle: only its size tells
+	update("empty, its directory read whole", nil)
+	update("empty, named by the watcher", map[string][]string{"docs": {"b.html"}}, "b.html")
+}

@@ -217,7 +217,7 @@ func (k *known) find(name string) (tree.Page, bool) {
 // listed needs none.
 func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int, kn *known, loc func() string) (gone bool) {
 	s := w.s
-	if handled, gone := w.busy(g, p, rel, kn, loc); handled {
+	if handled, gone := w.busy(g, p, rel, st, kn, loc); handled {
 		return gone
 	}
 	if s.keep == 0 {
