@@ -30,12 +30,7 @@ type mistakeSite struct {
 
 func newMistakeSite(t *testing.T) *mistakeSite {
 	t.Helper()
-	if _, err := os.Stat(realDocs); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI lacks the real documentation tree %s (postgresql-doc-15): %v", realDocs, err)
-		}
-		t.Skipf("no %s: apt-get install postgresql-doc-15 to run this test", realDocs)
-	}
+	realDocsOrSkip(t)
 	dir := t.TempDir()
 	m := &mistakeSite{dir: dir, root: filepath.Join(dir, "www"), out: filepath.Join(dir, "sitemaps"), cfg: filepath.Join(dir, "sitemapd.yaml"), rcv: newReceiver(t)}
 	command(t, "cp", "-a", realDocs, m.root)
