@@ -66,8 +66,8 @@ func (n *Notifier) held(ep *endpoint, status int, wait time.Duration) *heldError
 
 // settle records what a run's result means for when the endpoint is
 // called next: a Retry-After holds it (saved), a success ends any hold,
-// and, in Run's loop (loop), another failure holds it until its
-// schedule's next turn, and what it still owes opens a window.
+// and, in Run's loop (loop), another failure holds a delayed endpoint
+// until its schedule's next turn, and what it still owes opens a window.
 func (n *Notifier) settle(ctx context.Context, ep *endpoint, res Result, loop bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -82,7 +82,8 @@ func (n *Notifier) settle(ctx context.Context, ep *endpoint, res Result, loop bo
 		ep.t.hold = hold{until: he.until, why: askedToWait}
 	case res.Err == nil:
 		ep.t.hold = hold{}
-	case loop && ep.t.sched != nil:
+	case loop && ep.t.delayed && ep.t.sched != nil:
+		// A scheduled endpoint waits for its next turn anyway.
 		ep.t.hold = hold{until: ep.t.sched.Next(time.Now()), why: failing}
 	}
 	if loop && len(ep.owed) > 0 {

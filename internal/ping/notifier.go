@@ -200,23 +200,29 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 	}
 	n.fresh = doc == nil && !lost
 	if doc != nil {
-		for _, ep := range n.eps {
-			st := doc.Endpoints[ep.cfg.Name]
-			if st == nil {
-				continue
-			}
-			for _, u := range st.URLs {
-				ep.owed[u] = 0
-			}
-			if st.Gone == ep.cfg.URL {
-				ep.gone = st.Gone // still the URL that answered it is gone
-			}
-			if h := st.Held; h != nil && h.URL == ep.cfg.URL {
-				ep.t.hold = hold{until: h.Until, why: askedToWait} // a restart within it still waits
-			}
-		}
+		n.restore(doc)
 	}
 	return n, nil
+}
+
+// restore takes what the state file says each endpoint is owed, and
+// whether it is gone or held.
+func (n *Notifier) restore(doc *stateDoc) {
+	for _, ep := range n.eps {
+		st := doc.Endpoints[ep.cfg.Name]
+		if st == nil {
+			continue
+		}
+		for _, u := range st.URLs {
+			ep.owed[u] = 0
+		}
+		if st.Gone == ep.cfg.URL {
+			ep.gone = st.Gone // still the URL that answered it is gone
+		}
+		if h := st.Held; h != nil && h.URL == ep.cfg.URL {
+			ep.t.hold = hold{until: h.Until, why: askedToWait} // a restart within it still waits
+		}
+	}
 }
 
 // Close releases the state directory. It does not wait for runs: cancel

@@ -337,3 +337,34 @@ func TestFailureWaitsForSchedule(t *testing.T) {
 		}
 	})
 }
+
+// TestScheduledHold: an endpoint on a schedule of its own is held by a
+// Retry-After as well: the turn that comes within the hold waits for its
+// end, and then sends what was owed meanwhile too.
+func TestScheduledHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := &memEndpoints{reply: func(host string, k int) (int, http.Header) {
+			if k == 0 {
+				return http.StatusTooManyRequests, http.Header{"Retry-After": {"90"}}
+			}
+			return http.StatusOK, nil
+		}}
+		n := running(t, timingConfig(t, t.TempDir(), `, schedule: "@every 1m"`), m)
+		start := time.Now()
+		n.Note([]string{page(1)}, nil, true, false)
+		time.Sleep(time.Minute) // the first turn: 429, held until 2m30s
+		synctest.Wait()
+		n.Note([]string{page(2)}, nil, true, false)
+		time.Sleep(time.Minute + 29*time.Second) // the second turn waits
+		synctest.Wait()
+		if got := len(m.to("a.test")); got != 1 {
+			t.Fatalf("%d POSTs within the hold, want only the refused one", got)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		a := m.to("a.test")
+		if len(a) != 2 || !a[1].at.Equal(start.Add(150*time.Second)) || !slices.Equal(a[1].urls, []string{page(1), page(2)}) {
+			t.Errorf("a's POSTs %+v: want a second, of both URLs, as the hold ends", a)
+		}
+	})
+}
