@@ -15,8 +15,9 @@
 // 408, 429 and 5xx other than 501 are retried within a run with
 // exponential backoff and full jitter; a 429 or 503 with Retry-After
 // ends the run and holds the endpoint as long as it asked (hold.go); what
-// is still owed after the last attempt waits for the next run. See send.go for how each status is handled. A redirect is
-// followed only on the endpoint's own scheme, host and port (redirect.go):
+// is still owed after the last attempt waits for the next run. See
+// send.go for how each status is handled. A redirect is followed only on
+// the endpoint's own scheme, host and port (redirect.go):
 // the key and URLs go nowhere the configuration does not name. An
 // endpoint URL is only ever shown as redact.URL shows it, since it may
 // carry credentials.
