@@ -50,9 +50,8 @@ func TestKillAfterRenameLosesNoURL(t *testing.T) {
 	cfg, root := writeConfig(t, fmt.Sprintf(`state_dir: %s
 watch: {settle: 20ms, max_delay: 200ms, rescan: 0s}
 notify:
-  schedule: "@every 1h"
   endpoints:
-    - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef}
+    - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: "@every 1h"}
 `, filepath.Join(dir, "state"), srv.URL))
 	os.MkdirAll(filepath.Join(dir, "state"), 0o755)
 

@@ -40,7 +40,7 @@ func TestKillsLoseNothing(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, s, "index.html"), []byte("<title>home</title>"), 0o644)
 		fmt.Fprintf(&cfg, "  - name: %s\n    root: %s\n    base_url: https://%s.test/\n"+
 			"    watch: {settle: 20ms, max_delay: 200ms, rescan: 0s}\n"+
-			"    notify: {schedule: \"@every 1s\", endpoints: [{name: r, kind: indexnow, url: %q, key: 0123456789abcdef}]}\n",
+			"    notify: {schedule: \"@every 1s\", endpoints: [{name: r, kind: indexnow, url: %q, key: 0123456789abcdef, delay: 1s}]}\n",
 			s, s, s, rcv.srv.URL)
 	}
 	path := filepath.Join(dir, "sitemapd.yaml")

@@ -26,9 +26,8 @@ import (
 func notifyConfig(rcv *receiver) string {
 	return fmt.Sprintf(`watch: {settle: 200ms, max_delay: 30s, rescan: 0s}
 notify:
-  schedule: "@every 1s"
   endpoints:
-    - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef}
+    - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: "@every 1s"}
 `, rcv.srv.URL)
 }
 

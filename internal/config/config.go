@@ -242,6 +242,10 @@ type Endpoint struct {
 	Kind EndpointKind `yaml:"kind"`
 	URL  string       `yaml:"url"`
 	Key  string       `yaml:"key"` // IndexNow key
+	// Delay and Schedule say when the endpoint is sent (notify_timing.go):
+	// Delay after the publish that owes it, or on a cron Schedule.
+	Delay    *time.Duration `yaml:"delay"`
+	Schedule string         `yaml:"schedule"`
 }
 
 // EndpointKind is how an endpoint is told: its YAML spelling is the value.

@@ -52,6 +52,7 @@ func (c *Config) checkNotify(bad badFunc) {
 		}
 		names[ep.Name] = true
 		checkEndpoint(key, ep, bad)
+		checkTiming(key, ep, bad)
 	}
 }
 

@@ -52,7 +52,7 @@ func newReceiver(t *testing.T) *receiver {
 // notify is the configuration's notify key, sending to the receiver every
 // second.
 func (rc *receiver) notify() string {
-	return fmt.Sprintf("notify: {schedule: \"@every 1s\", attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef}]}\n", rc.srv.URL)
+	return fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: \"@every 1s\"}]}\n", rc.srv.URL)
 }
 
 // pages are the URLs sent but the harness's sync pages, with how often.

@@ -225,7 +225,7 @@ func TestNotifyAfterSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml")}
 	h.write("index.html")
-	cfg := testConfig + fmt.Sprintf("notify: {schedule: \"@every 1s\", attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef}]}\n", srv.URL)
+	cfg := testConfig + fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: \"@every 1s\"}]}\n", srv.URL)
 	os.WriteFile(h.cfgPath, []byte(cfg), 0o644)
 	statePath := filepath.Join(dir, "state", "notify.json")
 	owed := func() []string {

@@ -53,7 +53,7 @@ func TestStatusPage(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	h := start(t, fmt.Sprintf("listen: %s\nnotify: {schedule: \"@every 1s\", attempts: 1, endpoints: [{name: receiver, kind: indexnow, url: %q, key: %s}]}\n",
+	h := start(t, fmt.Sprintf("listen: %s\nnotify: {attempts: 1, endpoints: [{name: receiver, kind: indexnow, url: %q, key: %s, schedule: \"@every 1s\"}]}\n",
 		addr, rcv.URL+"/indexnow?token="+statusToken, statusKey))
 	h.write("blog/a.html")
 	h.write("blog/b.html")

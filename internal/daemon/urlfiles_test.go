@@ -22,7 +22,7 @@ import (
 // due, so that what it is owed stays in the state directory.
 const urlFileConfig = `extra_urls: [etc/site.urls]
 extra_sitemaps: ["https://static.test/app/sitemap.xml"]
-notify: {schedule: "0 0 1 1 *", endpoints: [{name: in, kind: indexnow, url: "http://127.0.0.1:9/", key: 0123456789abcdef}]}
+notify: {endpoints: [{name: in, kind: indexnow, url: "http://127.0.0.1:9/", key: 0123456789abcdef, schedule: "0 0 1 1 *"}]}
 `
 
 func (h *harness) urlFile() string { return filepath.Join(h.dir, "etc", "site.urls") }

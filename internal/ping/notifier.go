@@ -3,18 +3,21 @@
 // The Notifier keeps, for every configured endpoint, the set of URLs it is
 // owed: page URLs added, changed or removed for an IndexNow endpoint, the
 // index URLs for a classic ping endpoint. Publishes add to the sets (a URL
-// changed ten times is owed once); a cron schedule sends them, one job per
-// endpoint, so a slow or failing endpoint never delays another; a URL is
-// forgotten only once its endpoint accepted it, and only if it was not
-// owed again meanwhile. The sets live in state_dir, rewritten atomically
+// changed ten times is owed once); each endpoint sends them on its own,
+// a few seconds after the publish that owes them or at the turns of a
+// cron schedule (window.go), so a slow or failing endpoint never delays
+// another; a URL is forgotten only once its endpoint accepted it, and only
+// if it was not owed again meanwhile. The sets live in state_dir, with
+// each endpoint's Retry-After hold (hold.go), rewritten atomically
 // whenever they change, so neither an outage nor a restart loses a change.
 //
 // Requests have a timeout and a User-Agent naming sitemapd. Network errors,
 // 408, 429 and 5xx other than 501 are retried within a run with
-// exponential backoff and full jitter, honouring Retry-After up to
-// notify.max_backoff; what is still owed after the last attempt waits for
-// the next run. See send.go for how each status is handled. A redirect is
-// followed only on the endpoint's own scheme, host and port (redirect.go):
+// exponential backoff and full jitter; a 429 or 503 with Retry-After
+// ends the run and holds the endpoint as long as it asked (hold.go); what
+// is still owed after the last attempt waits for the next run. See
+// send.go for how each status is handled. A redirect is followed only on
+// the endpoint's own scheme, host and port (redirect.go):
 // the key and URLs go nowhere the configuration does not name. An
 // endpoint URL is only ever shown as redact.URL shows it, since it may
 // carry credentials.
@@ -63,10 +66,15 @@ type Stats struct {
 	// LastAttempt is when the last request was answered or failed; zero
 	// before the first.
 	LastAttempt time.Time
-	// NextTry is when the schedule next runs the endpoint's job with
-	// something to send: zero while nothing is owed, when the endpoint is
-	// gone, or when Run is not running (then nothing is scheduled).
+	// NextTry is when the endpoint is next sent what it owes: its delay
+	// after the publish that owed it, or its schedule's next turn, not
+	// before its hold ends. Zero while nothing is owed, while it is being
+	// sent, when the endpoint is gone, or when Run is not running (then
+	// nothing is scheduled).
 	NextTry time.Time
+	// HeldUntil is when the hold its Retry-After asked for ends; zero for
+	// none.
+	HeldUntil time.Time
 }
 
 // failed notes a failed request.
@@ -85,7 +93,7 @@ type endpoint struct {
 	owed  map[string]uint64 // URL -> generation at which it was last owed
 	gone  string            // endpoint URL that answered 404/410, or ""
 	stats Stats
-	job   cron.EntryID // its job while Run runs
+	t     timing // when it is sent next
 }
 
 // Notifier owes and sends notifications. Note is safe to call while a run
@@ -155,7 +163,8 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 	}
 	n.client = newClient(cfg.Notify.Timeout)
 	for _, ec := range cfg.Notify.Endpoints {
-		n.eps = append(n.eps, &endpoint{cfg: ec, owed: map[string]uint64{}, stats: Stats{Endpoint: ec.Name}})
+		delay, delayed := ec.SendDelay()
+		n.eps = append(n.eps, &endpoint{cfg: ec, owed: map[string]uint64{}, stats: Stats{Endpoint: ec.Name}, t: newTiming(delay, delayed)})
 	}
 	if len(n.eps) == 0 {
 		return n, nil
@@ -192,20 +201,29 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 	}
 	n.fresh = doc == nil && !lost
 	if doc != nil {
-		for _, ep := range n.eps {
-			st := doc.Endpoints[ep.cfg.Name]
-			if st == nil {
-				continue
-			}
-			for _, u := range st.URLs {
-				ep.owed[u] = 0
-			}
-			if st.Gone == ep.cfg.URL {
-				ep.gone = st.Gone // still the URL that answered it is gone
-			}
-		}
+		n.restore(doc)
 	}
 	return n, nil
+}
+
+// restore takes what the state file says each endpoint is owed, and
+// whether it is gone or held.
+func (n *Notifier) restore(doc *stateDoc) {
+	for _, ep := range n.eps {
+		st := doc.Endpoints[ep.cfg.Name]
+		if st == nil {
+			continue
+		}
+		for _, u := range st.URLs {
+			ep.owed[u] = 0
+		}
+		if st.Gone == ep.cfg.URL {
+			ep.gone = st.Gone // still the URL that answered it is gone
+		}
+		if h := st.Held; h != nil && h.URL == ep.cfg.URL {
+			ep.t.hold = hold{until: h.Until, why: askedToWait} // a restart within it still waits
+		}
+	}
 }
 
 // Close releases the state directory. It does not wait for runs: cancel
@@ -265,6 +283,9 @@ func (n *Notifier) Note(pages, indexes []string, filesChanged, initial bool) err
 			for _, u := range pages {
 				ep.owed[u] = n.gen
 			}
+			if len(pages) > 0 {
+				ep.owedLocked(time.Now())
+			}
 		case ep.cfg.Kind == config.Ping && filesChanged && len(indexes) > 0:
 			// The index URLs now published replace older ones: a ping
 			// says "read the index again", once.
@@ -307,71 +328,31 @@ func (n *Notifier) Stats() []Stats {
 	n.mu.Lock()
 	out := make([]Stats, len(n.eps))
 	jobs := make([]cron.EntryID, len(n.eps))
+	turn := make([]bool, len(n.eps))
+	holdEnds := make([]time.Time, len(n.eps))
+	c := n.cron
 	for i, ep := range n.eps {
 		out[i] = ep.stats
 		out[i].Owed = len(ep.owed)
 		out[i].Gone = ep.gone != ""
-		jobs[i] = ep.job
+		if ep.t.hold.why == askedToWait {
+			out[i].HeldUntil = ep.t.hold.until
+		}
+		if c != nil {
+			out[i].NextTry, turn[i] = ep.nextTryLocked()
+		}
+		jobs[i], holdEnds[i] = ep.t.job, ep.t.hold.until
 	}
-	c := n.cron
 	// Unlocked: cron answers from its own goroutine.
 	n.mu.Unlock()
-	if c == nil {
-		return out
-	}
 	for i := range out {
-		if !out[i].Gone && out[i].Owed > 0 {
+		if turn[i] {
 			// The job's next turn, as cron has it (an @every schedule
-			// counts from its last turn, not from now). A run still going
-			// then skips that turn (SkipIfStillRunning), which this does
-			// not foresee.
-			out[i].NextTry = c.Entry(jobs[i]).Next
+			// counts from its last turn, not from now).
+			out[i].NextTry = later(c.Entry(jobs[i]).Next, holdEnds[i])
 		}
 	}
 	return out
-}
-
-// Run sends what is owed on the configured schedule until ctx is done, then
-// waits for runs under way (their requests are canceled with ctx) and
-// returns. Each endpoint is a job of its own: a run still going when its
-// next turn comes skips that turn, and a panic in one is logged, not fatal.
-func (n *Notifier) Run(ctx context.Context) error {
-	if len(n.eps) == 0 {
-		<-ctx.Done()
-		return nil
-	}
-	sched, err := parseSchedule(n.cfg.Notify.Schedule)
-	if err != nil {
-		return err
-	}
-	cl := cronLogger{n.log.Sugar()}
-	// Recover must sit inside SkipIfStillRunning: a panic through the
-	// latter never gives back its token, and the job would never run again.
-	c := cron.New(cron.WithChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)), cron.WithLogger(cl))
-	n.mu.Lock()
-	for _, ep := range n.eps {
-		ep.job = c.Schedule(sched, cron.FuncJob(func() { n.send(ctx, ep) }))
-	}
-	n.cron = c
-	n.mu.Unlock()
-	c.Start()
-	<-ctx.Done()
-	<-c.Stop().Done()
-	n.mu.Lock()
-	n.cron = nil
-	n.mu.Unlock()
-	return nil
-}
-
-// parseSchedule parses a spec that config validation accepted; the recover
-// is for the library's panics on specs validation let through.
-func parseSchedule(spec string) (s cron.Schedule, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("notify.schedule %q: not a valid cron spec", spec)
-		}
-	}()
-	return cron.ParseStandard(spec)
 }
 
 // Result is what Flush did for one endpoint.
@@ -382,12 +363,24 @@ type Result struct {
 	Err      error // why something is still owed, if anything is
 }
 
-// Flush sends what is owed now, every endpoint at once, and reports.
+// Flush sends what is owed now, every endpoint at once, and reports. An
+// endpoint held by its Retry-After is not called; one whose last answer
+// asks for a hold is held (for Run, after a restart).
 func (n *Notifier) Flush(ctx context.Context) []Result {
 	res := make([]Result, len(n.eps))
 	var wg sync.WaitGroup
 	for i, ep := range n.eps {
-		wg.Go(func() { res[i] = n.send(ctx, ep) })
+		n.mu.Lock()
+		err, owed := ep.heldNowLocked(time.Now()), len(ep.owed)
+		n.mu.Unlock()
+		if err != nil {
+			res[i] = Result{Endpoint: ep.cfg.Name, Owed: owed, Err: err}
+			continue
+		}
+		wg.Go(func() {
+			res[i] = n.send(ctx, ep, false)
+			n.settle(ctx, ep, res[i], false)
+		})
 	}
 	wg.Wait()
 	return res
@@ -478,13 +471,4 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// cronLogger routes the cron library's messages (and recovered panics)
-// to zap.
-type cronLogger struct{ s *zap.SugaredLogger }
-
-func (l cronLogger) Info(msg string, kv ...any) { l.s.Debugw("cron: "+msg, kv...) }
-func (l cronLogger) Error(err error, msg string, kv ...any) {
-	l.s.Errorw("cron: "+msg, append([]any{"error", err}, kv...)...)
 }

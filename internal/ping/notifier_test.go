@@ -129,12 +129,14 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// TestSchedule runs the cron loop on fake time: a run per period, nothing
+// TestSchedule runs an endpoint with a schedule of its own on fake time
+// (an IndexNow endpoint, batched on it instead of sent after a delay): a
+// run per period, nothing
 // sent when nothing is owed, a run still going when the next is due skips
 // that turn, a panic is survived, and cancel stops it all.
 func TestSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := setup(t, "indexnow", "http://127.0.0.1:1/", "", "")
+		cfg := setupEndpoint(t, "indexnow", "http://127.0.0.1:1/", `schedule: "@every 1m"`, "", "")
 		n, logs := open(t, cfg, nil)
 		var mu sync.Mutex
 		calls, running, most := 0, 0, 0

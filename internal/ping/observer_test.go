@@ -121,7 +121,7 @@ func TestObserverSeesEveryAttempt(t *testing.T) {
 // while Run runs and something is owed; zero otherwise.
 func TestNextTry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := setup(t, "indexnow", "http://127.0.0.1:1/", "", "")
+		cfg := setupEndpoint(t, "indexnow", "http://127.0.0.1:1/", `schedule: "@every 1m"`, "", "")
 		n, _ := open(t, cfg, nil)
 		n.client.Transport = roundTripper(func(r *http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: 200, Body: http.NoBody, Header: http.Header{}}, nil

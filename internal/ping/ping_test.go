@@ -68,6 +68,13 @@ func status(code int) func(http.ResponseWriter, *http.Request, int) {
 // stateDir (a new one if empty), and extra YAML under notify.
 func setup(t *testing.T, kind config.EndpointKind, url, stateDir, extra string) *config.Config {
 	t.Helper()
+	return setupEndpoint(t, kind, url, "", stateDir, extra)
+}
+
+// setupEndpoint is setup with more keys of the endpoint (as "k: v, k: v"):
+// its delay or its own schedule.
+func setupEndpoint(t *testing.T, kind config.EndpointKind, url, keys, stateDir, extra string) *config.Config {
+	t.Helper()
 	root := t.TempDir()
 	if stateDir == "" {
 		stateDir = t.TempDir()
@@ -75,6 +82,9 @@ func setup(t *testing.T, kind config.EndpointKind, url, stateDir, extra string) 
 	ep := fmt.Sprintf("{name: ep, kind: %s, url: %q", kind, url)
 	if kind == config.IndexNow {
 		ep += ", key: " + testKey
+	}
+	if keys != "" {
+		ep += ", " + keys
 	}
 	yml := fmt.Sprintf("root: %q\nbase_url: https://static.test/\nstate_dir: %q\nnotify:\n  schedule: \"@every 1m\"\n  attempts: 3\n  max_backoff: 30s\n  endpoints: [%s}]\n%s",
 		root, stateDir, ep, extra)

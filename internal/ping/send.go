@@ -38,16 +38,20 @@ const (
 	gone                     // the endpoint no longer exists
 )
 
-// send delivers what one endpoint is owed and reports.
-func (n *Notifier) send(ctx context.Context, ep *endpoint) Result {
+// send delivers what one endpoint is owed and reports. With stopToHold
+// (Run's runs), a 429 or 503 with Retry-After ends the run at once, to
+// hold the endpoint (hold.go); without (Flush), the run waits within
+// itself as long as notify.max_backoff allows, and only its last answer
+// may hold.
+func (n *Notifier) send(ctx context.Context, ep *endpoint, stopToHold bool) Result {
 	res := Result{Endpoint: ep.cfg.Name}
 	urls, gens := n.snapshot(ep)
 	if len(urls) > 0 {
 		switch ep.cfg.Kind {
 		case config.IndexNow:
-			res.Sent, res.Err = n.sendIndexNow(ctx, ep, urls, gens)
+			res.Sent, res.Err = n.sendIndexNow(ctx, ep, urls, gens, stopToHold)
 		case config.Ping:
-			res.Sent, res.Err = n.sendPing(ctx, ep, urls, gens)
+			res.Sent, res.Err = n.sendPing(ctx, ep, urls, gens, stopToHold)
 		}
 	}
 	n.mu.Lock()
@@ -99,7 +103,7 @@ type indexNowBody struct {
 	URLList     []string `json:"urlList"`
 }
 
-func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string, gens map[string]uint64) (int, error) {
+func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string, gens map[string]uint64, stopToHold bool) (int, error) {
 	on, off := n.onHost(urls)
 	if len(off) > 0 {
 		// They can never be sent (a base_url changed since they were owed).
@@ -115,7 +119,7 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 		if err != nil {
 			return total, err
 		}
-		status, resp, err := n.do(ctx, ep, len(batch), func(ctx context.Context) (*http.Request, error) {
+		status, resp, err := n.do(ctx, ep, len(batch), stopToHold, func(ctx context.Context) (*http.Request, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.cfg.URL, bytes.NewReader(body))
 			if err == nil {
 				req.Header.Set("Content-Type", "application/json; charset=utf-8")
@@ -132,7 +136,8 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 				zap.String("url", shown(ep.cfg.URL)), zap.Int("status", status), zap.Int("urls", len(batch)), zap.ByteString("body", truncate(resp)))
 			n.forget(ep, batch, gens)
 		default:
-			if status != 0 {
+			var held *heldError
+			if status != 0 && !errors.As(err, &held) { // a hold is logged by held
 				n.log.Error("IndexNow did not take the URLs; they stay owed: "+why, zap.String("endpoint", ep.cfg.Name),
 					zap.String("url", shown(ep.cfg.URL)), zap.Int("status", status), zap.ByteString("body", truncate(resp)))
 				err = fmt.Errorf("HTTP %d: %s", status, why)
@@ -172,12 +177,12 @@ func indexNowOutcome(status int, err error) (outcome, string) {
 	}
 }
 
-func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, gens map[string]uint64) (int, error) {
+func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, gens map[string]uint64, stopToHold bool) (int, error) {
 	total := 0
 	for _, index := range urls {
 		target := pingURL(ep.cfg.URL, index)
 		// The index URL is the site's own and public: errors may show it.
-		status, resp, err := n.do(ctx, ep, 1, func(ctx context.Context) (*http.Request, error) {
+		status, resp, err := n.do(ctx, ep, 1, stopToHold, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 		}, index)
 		switch {
@@ -216,8 +221,9 @@ func (n *Notifier) markGone(ep *endpoint, status int) {
 // do makes one request, carrying urls URLs, retrying what is worth
 // retrying. It returns the last response's status and (capped) body, or
 // the last transport error, its URL shown as redact.URL shows it, values
-// in public left as they are.
-func (n *Notifier) do(ctx context.Context, ep *endpoint, urls int, newReq func(context.Context) (*http.Request, error), public ...string) (int, []byte, error) {
+// in public left as they are; or a *heldError for an answer that asks for
+// a hold: the first with stopToHold, the last without (see send).
+func (n *Notifier) do(ctx context.Context, ep *endpoint, urls int, stopToHold bool, newReq func(context.Context) (*http.Request, error), public ...string) (int, []byte, error) {
 	for attempt := 1; ; attempt++ {
 		req, err := newReq(ctx)
 		if err != nil {
@@ -226,6 +232,9 @@ func (n *Notifier) do(ctx context.Context, ep *endpoint, urls int, newReq func(c
 		req.Header.Set("User-Agent", n.ua)
 		status, body, wait, err := n.exchange(ep, req, public)
 		n.observed(ep, urls, status, err)
+		if err == nil && holds(status, wait) && (stopToHold || attempt >= n.cfg.Notify.Attempts) {
+			return status, body, n.held(ep, status, wait)
+		}
 		if err == nil && !retryable(status) {
 			return status, body, nil
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -32,6 +33,14 @@ type endpointState struct {
 	// Gone is the endpoint URL that answered 404 or 410: calls to it stop
 	// until the configured URL is another.
 	Gone string `json:"gone,omitempty"`
+	// Held is the hold a 429 or 503 with Retry-After asked for, and the
+	// endpoint URL that asked: a restart within it still waits.
+	Held *heldState `json:"held,omitempty"`
+}
+
+type heldState struct {
+	URL   string    `json:"url"`
+	Until time.Time `json:"until"`
 }
 
 // maxStateSize bounds what readState reads: a ledger owing every URL of a
@@ -83,6 +92,9 @@ func encodeState(eps []*endpoint) ([]byte, error) {
 	doc := stateDoc{Version: stateVersion, Endpoints: map[string]*endpointState{}}
 	for _, ep := range eps {
 		st := &endpointState{Gone: ep.gone}
+		if ep.t.hold.why == askedToWait {
+			st.Held = &heldState{URL: ep.cfg.URL, Until: ep.t.hold.until.UTC().Round(0)}
+		}
 		for u := range ep.owed {
 			st.URLs = append(st.URLs, u)
 		}
