@@ -27,5 +27,6 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

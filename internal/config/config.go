@@ -242,6 +242,11 @@ type Endpoint struct {
 	Kind EndpointKind `yaml:"kind"`
 	URL  string       `yaml:"url"`
 	Key  string       `yaml:"key"` // IndexNow key
+	// Property and Credentials are a searchconsole endpoint's: the
+	// Search Console property (sc-domain:HOST or a URL prefix) and the
+	// path of the service account's JSON key (searchconsole.go).
+	Property    string `yaml:"property"`
+	Credentials string `yaml:"credentials"`
 }
 
 // EndpointKind is how an endpoint is told: its YAML spelling is the value.
@@ -252,6 +257,9 @@ const (
 	IndexNow EndpointKind = "indexnow"
 	// Ping endpoints receive a GET of a URL naming the sitemap index.
 	Ping EndpointKind = "ping"
+	// SearchConsole endpoints submit the sitemap indexes to Google's
+	// Search Console API and read back Google's view of them.
+	SearchConsole EndpointKind = "searchconsole"
 )
 
 // KeyFile is the name of an IndexNow endpoint's key file, which sitemapd
