@@ -41,7 +41,7 @@ func (ss *session) startSearchConsole(ctx context.Context) {
 		if ep.Kind != config.SearchConsole {
 			continue
 		}
-		c, err := searchconsole.New(ss.cfg, ep, s.log, searchconsole.WithVersion(d.opts.Version))
+		c, err := searchconsole.New(ss.cfg, ep, s.log, append([]searchconsole.Option{searchconsole.WithVersion(d.opts.Version)}, d.opts.SearchConsole...)...)
 		if err != nil {
 			s.log.Error("Search Console endpoint cannot start", zap.String("endpoint", ep.Name), zap.Error(err))
 			ss.consoles.broken = append(ss.consoles.broken, searchconsole.Status{Endpoint: ep.Name, Property: ep.Property,

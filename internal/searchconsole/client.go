@@ -71,10 +71,11 @@ func WithVersion(v string) Option {
 	return func(c *Client) { c.ua = "sitemapd/" + v + " (+https://github.com/sitemapd/sitemapd)" }
 }
 
-// withBase points the client at another API base URL: for tests only,
-// whose fake answers on 127.0.0.1 (the token endpoint comes from the key
-// file's token_uri, as Google's libraries read it).
-func withBase(u string) Option { return func(c *Client) { c.base = u } }
+// WithAPIBase points the client at another base URL of the API (ending
+// in "/"): for tests only, whose fake answers on 127.0.0.1 (the token
+// endpoint comes from the key file's token_uri, as Google's libraries
+// read it). No configuration key sets it: the API is Google's.
+func WithAPIBase(u string) Option { return func(c *Client) { c.base = u } }
 
 // withClock and withSleep replace the clock and the wait between
 // attempts: for tests only.

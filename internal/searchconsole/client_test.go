@@ -42,7 +42,7 @@ func newRig(t *testing.T, property string) *rig {
 
 // open makes the client (again, on the same state directory).
 func (r *rig) open() {
-	c, err := New(r.cfg, r.ep, nil, withBase(r.g.srv.URL+"/webmasters/v3/"), withClock(func() time.Time { return r.clock }),
+	c, err := New(r.cfg, r.ep, nil, WithAPIBase(r.g.srv.URL+"/webmasters/v3/"), withClock(func() time.Time { return r.clock }),
 		withSleep(func(_ context.Context, d time.Duration) error {
 			r.mu.Lock()
 			r.sleeps = append(r.sleeps, d)
@@ -266,7 +266,7 @@ func TestSubmittedAgain(t *testing.T) {
 // context.
 func TestRun(t *testing.T) {
 	r := newRig(t, "https://example.test/")
-	c, err := New(r.cfg, r.ep, nil, withBase(r.g.srv.URL+"/webmasters/v3/"))
+	c, err := New(r.cfg, r.ep, nil, WithAPIBase(r.g.srv.URL+"/webmasters/v3/"))
 	if err != nil {
 		t.Fatal(err)
 	}
