@@ -53,7 +53,8 @@ type Client struct {
 	mu        sync.Mutex
 	rnd       *rand.Rand
 	st        *state
-	announced []string // sorted; nil before the first Announce
+	announced []string        // sorted; nil before the first Announce
+	outside   map[string]bool // sitemaps outside the property, warned of
 	requests  int
 	failures  int
 	lastErr   error
@@ -92,7 +93,7 @@ func New(cfg *config.Config, ep config.Endpoint, log *zap.Logger, opts ...Option
 		log = zap.NewNop()
 	}
 	c := &Client{ep: ep, log: log.Named("searchconsole"), base: apiBase, attempts: cfg.Notify.Attempts, maxBackoff: cfg.Notify.MaxBackoff,
-		now: time.Now, sleep: sleepCtx, kick: make(chan struct{}, 1), rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+		now: time.Now, sleep: sleepCtx, kick: make(chan struct{}, 1), outside: map[string]bool{}, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 	WithVersion("dev")(c)
 	for _, o := range opts {
 		o(c)
@@ -149,7 +150,13 @@ func (c *Client) Announce(urls []string) {
 	for _, u := range urls {
 		if c.ep.Covers(u) {
 			in = append(in, u)
-		} else {
+			continue
+		}
+		c.mu.Lock()
+		told := c.outside[u]
+		c.outside[u] = true
+		c.mu.Unlock()
+		if !told { // once a process: Announce comes with every publish
 			c.log.Warn("sitemap is outside the Search Console property; not submitted", zap.String("endpoint", c.ep.Name),
 				zap.String("sitemap", u), zap.String("property", c.ep.Property))
 		}
