@@ -128,6 +128,11 @@ func (c *Client) call(ctx context.Context, method, feed string) ([]byte, error) 
 			return body, err
 		}
 		var ae *APIError
+		if errors.As(err, &ae) && ae.Status == http.StatusUnauthorized && attempt == 1 {
+			// The token held was refused: ask for another, once, at once.
+			c.newToken()
+			continue
+		}
 		if !errors.As(err, &ae) || !ae.Kind.retried() || attempt >= c.attempts {
 			return nil, err
 		}

@@ -42,6 +42,10 @@ type Client struct {
 	ua       string
 	account  string // client_email
 	tokenURI string
+	// newToken drops the token held, so that the next call asks for one:
+	// after a 401, Google's answer to a token revoked or expired early.
+	// Only the goroutine making calls uses it and http.
+	newToken func()
 
 	attempts   int
 	maxBackoff time.Duration
@@ -107,7 +111,8 @@ func New(cfg *config.Config, ep config.Endpoint, log *zap.Logger, opts ...Option
 		return nil, fmt.Errorf("endpoint %s: %s: %w", ep.Name, ep.Credentials, err)
 	}
 	c.account, c.tokenURI = conf.Email, conf.TokenURL
-	c.http = newHTTP(conf, cfg.Notify.Timeout)
+	c.newToken = func() { c.http = newHTTP(conf, cfg.Notify.Timeout) }
+	c.newToken()
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state directory: %w", err)
 	}

@@ -306,3 +306,25 @@ func TestReadStatus(t *testing.T) {
 		t.Errorf("another property's state was taken: %+v", st)
 	}
 }
+
+// TestTokenRefused: a 401 to a call (the token revoked before it
+// expired) asks for another token at once and makes the call again.
+func TestTokenRefused(t *testing.T) {
+	r := newRig(t, "sc-domain:example.test")
+	r.g.setView(index, strings.Replace(viewDoc, "%s", index, 1))
+	r.c.Announce([]string{index})
+	r.c.pass(context.Background())
+	r.expect("PUT "+indexPath, "GET "+indexPath)
+	r.g.revoke()
+	r.clock = r.clock.Add(PollEvery)
+	if d := r.c.pass(context.Background()); d != PollEvery {
+		t.Errorf("next pass in %v, want %v", d, PollEvery)
+	}
+	got := r.g.take()
+	if len(got) != 2 || got[0].Auth != "Bearer tok-1" || got[1].Auth != "Bearer tok-3" || got[1].Method != "GET" {
+		t.Errorf("requests %+v: want the GET refused with tok-1, then made again with a new token", got)
+	}
+	if st := r.c.Status(); st.LastError != "" || st.Failures != 1 {
+		t.Errorf("status %+v", st)
+	}
+}

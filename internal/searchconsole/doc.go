@@ -31,7 +31,8 @@
 // Failures (errors.go): 408, 429, 5xx and 403 rate-limit reasons are
 // retried within a call, notify.attempts times, with exponential backoff
 // and full jitter capped at notify.max_backoff, Retry-After honoured, as
-// Google documents for its APIs; a quota spent waits QuotaWait; an
+// Google documents for its APIs; a 401 (the token revoked before it
+// expired) asks for a new token and makes the call again, once; a quota spent waits QuotaWait; an
 // authorisation failure (401, 403, a key the token endpoint refuses) is
 // not retried until the next pass and is reported at once, saying what
 // to do. Passes that fail are tried again after 1 minute, doubling to an

@@ -155,8 +155,8 @@ func (f *fakeGoogle) checkAssertion(jwt string) error {
 	}
 	now := time.Now().Unix()
 	switch {
-	case header.Alg != "RS256" || header.Typ != "JWT":
-		return fmt.Errorf("header %+v, want RS256 JWT", header)
+	case header.Alg != "RS256" || header.Typ != "JWT" || header.Kid != "kid-1":
+		return fmt.Errorf("header %+v, want RS256 JWT of the key's private_key_id", header)
 	case claims.Iss != testAccount:
 		return fmt.Errorf("iss %q, want %q", claims.Iss, testAccount)
 	case claims.Scope != "https://www.googleapis.com/auth/webmasters":
@@ -240,4 +240,12 @@ func (f *fakeGoogle) issued() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.tokens
+}
+
+// revoke makes the token issued last invalid, as Google does when a key
+// is rotated or a token revoked before it expires.
+func (f *fakeGoogle) revoke() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tokens++
 }
