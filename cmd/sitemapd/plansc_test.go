@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sitemapd/sitemapd/internal/searchconsole/sctest"
 )
 
 // TestDryRunSearchConsole: `build -dry-run` says, per searchconsole
@@ -12,7 +14,7 @@ import (
 // Google last said of those it submitted, from the state directory.
 func TestDryRunSearchConsole(t *testing.T) {
 	key := filepath.Join(t.TempDir(), "gsc.json")
-	os.WriteFile(key, []byte(`{"type": "service_account", "client_email": "s@p.iam.gserviceaccount.test", "private_key": "x", "token_uri": "https://oauth2.googleapis.test/token"}`), 0o600)
+	sctest.WriteKey(t, key, "https://oauth2.googleapis.test/token", 0o600)
 	cfg, root := siteConfig(t, "robots_txt: true\nnotify:\n  endpoints:\n"+
 		"  - {name: google, kind: searchconsole, property: \"sc-domain:sitemapd.test\", credentials: "+key+"}\n"+
 		"  - {name: www, kind: searchconsole, property: \"https://www.sitemapd.test/\", credentials: "+key+"}\n")

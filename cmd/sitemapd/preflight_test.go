@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/lock"
+	"github.com/sitemapd/sitemapd/internal/searchconsole/sctest"
 )
 
 // permSite is a site in a directory other users can reach (t.TempDir's
@@ -357,10 +358,7 @@ const gscEndpoint = "notify: {endpoints: [{name: google, kind: searchconsole, pr
 // (-1: the test's user).
 func writeKey(t *testing.T, path string, uid int) {
 	t.Helper()
-	key := `{"type": "service_account", "client_email": "s@p.iam.gserviceaccount.test", "private_key": "x", "token_uri": "https://oauth2.googleapis.test/token"}`
-	if err := os.WriteFile(path, []byte(key), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	sctest.WriteKey(t, path, "https://oauth2.googleapis.test/token", 0o600)
 	if err := os.Chown(path, uid, -1); err != nil {
 		t.Skipf("cannot give the key to uid %d: %v", uid, err)
 	}

@@ -4,7 +4,10 @@ package config
 // the site's sitemaps to, and the service account key it does so with.
 
 import (
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -155,6 +158,29 @@ func checkCredentials(p string) error {
 	}
 	if k.Type != "service_account" || k.ClientEmail == "" || k.PrivateKey == "" || k.TokenURI == "" {
 		return fmt.Errorf("%s is not a service account's key (type \"service_account\" with client_email, private_key and token_uri): create a key of a service account, not an OAuth client", p)
+	}
+	if err := checkPrivateKey(k.PrivateKey); err != nil {
+		return fmt.Errorf("%s: private_key %v: download the key again", p, err)
+	}
+	return nil
+}
+
+// checkPrivateKey checks that a key file's private_key is what a JWT is
+// signed with: a PEM block holding an RSA key, PKCS #8 as Google writes
+// it or PKCS #1.
+func checkPrivateKey(s string) error {
+	b, _ := pem.Decode([]byte(s))
+	if b == nil {
+		return errors.New("is not PEM")
+	}
+	if k, err := x509.ParsePKCS8PrivateKey(b.Bytes); err == nil {
+		if _, ok := k.(*rsa.PrivateKey); !ok {
+			return fmt.Errorf("is a %T, not an RSA key", k)
+		}
+		return nil
+	}
+	if _, err := x509.ParsePKCS1PrivateKey(b.Bytes); err != nil {
+		return fmt.Errorf("is not an RSA private key: %v", err)
 	}
 	return nil
 }

@@ -5,13 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// A key file's fields as Google's console writes them; the private key
-// is not parsed here (the searchconsole package's tests sign with a real
-// one), only required.
-const fakeKey = `{"type": "service_account", "client_email": "sitemapd@p.iam.gserviceaccount.test",
- "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n", "token_uri": "https://oauth2.googleapis.test/token"}`
+	"github.com/sitemapd/sitemapd/internal/searchconsole/sctest"
+)
 
 // TestSearchConsoleEndpoint checks what a searchconsole endpoint must be:
 // each problem named by key, with the file and its mode where they are
@@ -31,12 +27,14 @@ func TestSearchConsoleEndpoint(t *testing.T) {
 		}
 		return p
 	}
-	good := write("gsc.json", fakeKey, 0o600)
-	write("ro.json", fakeKey, 0o400)
-	write("group.json", fakeKey, 0o640)
-	write("world.json", fakeKey, 0o604)
+	key, _ := sctest.Key(t, "https://oauth2.googleapis.test/token")
+	good := write("gsc.json", string(key), 0o600)
+	write("ro.json", string(key), 0o400)
+	write("group.json", string(key), 0o640)
+	write("world.json", string(key), 0o604)
 	write("oauth.json", `{"installed": {"client_id": "x"}}`, 0o600)
 	write("junk.json", `not json`, 0o600)
+	write("nopem.json", `{"type": "service_account", "client_email": "a@p.test", "private_key": "x", "token_uri": "https://t.test/"}`, 0o600)
 	t.Setenv(CredentialsEnv, dir)
 
 	cases := []struct {
@@ -59,6 +57,7 @@ func TestSearchConsoleEndpoint(t *testing.T) {
 		{name: "no key", property: "sc-domain:shop.test", want: []string{"credentials: is required"}},
 		{name: "oauth client", property: "sc-domain:shop.test", credentials: "oauth.json", want: []string{"is not a service account's key"}},
 		{name: "junk", property: "sc-domain:shop.test", credentials: "junk.json", want: []string{"is not a JSON key file"}},
+		{name: "no PEM", property: "sc-domain:shop.test", credentials: "nopem.json", want: []string{"nopem.json: private_key is not PEM"}},
 		{name: "no property", credentials: good, want: []string{"property: is required"}},
 		{name: "domain with scheme", property: "sc-domain:https://shop.test", credentials: good, want: []string{"a Domain property is sc-domain:"}},
 		{name: "domain upper case", property: "sc-domain:Shop.test", credentials: good, want: []string{"in lower case"}},

@@ -2,11 +2,6 @@ package daemon
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/sitemapd/sitemapd/internal/searchconsole"
+	"github.com/sitemapd/sitemapd/internal/searchconsole/sctest"
 )
 
 // TestSearchConsoleInTheDaemon: the daemon's first publish tells its
@@ -50,15 +46,8 @@ func TestSearchConsoleInTheDaemon(t *testing.T) {
 	defer srv.Close()
 
 	dir := t.TempDir()
-	priv, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, _ := x509.MarshalPKCS8PrivateKey(priv)
-	key, _ := json.Marshal(map[string]string{"type": "service_account", "client_email": "s@p.iam.gserviceaccount.test",
-		"private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})), "token_uri": srv.URL + "/token"})
 	keyFile := filepath.Join(dir, "gsc.json")
-	os.WriteFile(keyFile, key, 0o600)
+	sctest.WriteKey(t, keyFile, srv.URL+"/token", 0o600)
 
 	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml"), reload: make(chan struct{}, 1)}
 	h.write("index.html")

@@ -10,27 +10,25 @@ package searchconsole
 
 import (
 	"crypto"
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/searchconsole/sctest"
 )
 
 const (
-	testAccount = "sitemapd-test@project.iam.gserviceaccount.test"
+	testAccount = sctest.Account
 	jwtGrant    = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 )
 
@@ -63,34 +61,18 @@ type fakeGoogle struct {
 }
 
 // newFakeGoogle starts the fake and writes a service account key file for
-// it, with a key made now (no private key is ever committed).
+// it, with a key made by the test process (no private key is committed).
 func newFakeGoogle(t *testing.T) *fakeGoogle {
 	t.Helper()
-	priv, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeGoogle{t: t, pub: &priv.PublicKey, answers: map[string][]answer{}, views: map[string]string{}}
+	f := &fakeGoogle{t: t, answers: map[string][]answer{}, views: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/token", f.token)
 	mux.HandleFunc("/webmasters/v3/", f.api)
 	f.srv = httptest.NewServer(mux) // 127.0.0.1
 	t.Cleanup(f.srv.Close)
 	f.tokenURI = f.srv.URL + "/token"
-	key, _ := json.Marshal(map[string]string{
-		"type": "service_account", "project_id": "project", "private_key_id": "kid-1",
-		"private_key":  string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"client_email": testAccount, "client_id": "1", "token_uri": f.tokenURI,
-		"auth_uri": "https://accounts.google.test/o/oauth2/auth",
-	})
 	f.keyFile = filepath.Join(t.TempDir(), "gsc.json")
-	if err := os.WriteFile(f.keyFile, key, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	f.pub = sctest.WriteKey(t, f.keyFile, f.tokenURI, 0o600)
 	return f
 }
 
@@ -155,7 +137,7 @@ func (f *fakeGoogle) checkAssertion(jwt string) error {
 	}
 	now := time.Now().Unix()
 	switch {
-	case header.Alg != "RS256" || header.Typ != "JWT" || header.Kid != "kid-1":
+	case header.Alg != "RS256" || header.Typ != "JWT" || header.Kid != sctest.KeyID:
 		return fmt.Errorf("header %+v, want RS256 JWT of the key's private_key_id", header)
 	case claims.Iss != testAccount:
 		return fmt.Errorf("iss %q, want %q", claims.Iss, testAccount)
