@@ -104,20 +104,7 @@ func TestSubmitAndPoll(t *testing.T) {
 				t.Errorf("next pass in %v, want %v", d, PollEvery)
 			}
 			r.expect("PUT "+feed, "GET "+feed)
-			st := r.c.Status()
-			if len(st.Sitemaps) != 1 || st.Account != testAccount || st.Requests != 2 || st.LastError != "" {
-				t.Fatalf("status %+v", st)
-			}
-			sm := st.Sitemaps[0]
-			want := View{URL: index, Polled: r.clock, LastSubmitted: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
-				LastDownloaded: time.Date(2026, 11, 21, 8, 30, 0, 0, time.UTC), Index: true, Errors: 2, Warnings: 1,
-				Contents: []Content{{"web", 120}, {"image", 7}}}
-			if !sm.Submitted.Equal(r.clock) || sm.View == nil || !viewEqual(*sm.View, want) {
-				t.Errorf("sitemap %+v view %+v\nwant view %+v", sm, sm.View, want)
-			}
-			if tr := st.Trouble(r.clock); !strings.Contains(tr, "Google reports 2 errors in sitemap "+index) {
-				t.Errorf("trouble %q", tr)
-			}
+			checkFirstView(t, r, index)
 
 			r.c.Announce([]string{index}) // the same: a change of the index is no reason to submit
 			r.c.pass(ctx)
@@ -147,6 +134,27 @@ func TestSubmitAndPoll(t *testing.T) {
 	}
 }
 
+// checkFirstView checks what Status says after the first pass: the
+// sitemap submitted now, Google's view as the fake gave it, and /healthz
+// degraded by its errors.
+func checkFirstView(t *testing.T, r *rig, index string) {
+	t.Helper()
+	st := r.c.Status()
+	if len(st.Sitemaps) != 1 || st.Account != testAccount || st.Requests != 2 || st.LastError != "" {
+		t.Fatalf("status %+v", st)
+	}
+	sm := st.Sitemaps[0]
+	want := View{URL: index, Polled: r.clock, LastSubmitted: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
+		LastDownloaded: time.Date(2026, 11, 21, 8, 30, 0, 0, time.UTC), Index: true, Errors: 2, Warnings: 1,
+		Contents: []Content{{"web", 120}, {"image", 7}}}
+	if !sm.Submitted.Equal(r.clock) || sm.View == nil || !viewEqual(*sm.View, want) {
+		t.Errorf("sitemap %+v view %+v\nwant view %+v", sm, sm.View, want)
+	}
+	if tr := st.Trouble(r.clock); !strings.Contains(tr, "Google reports 2 errors in sitemap "+index) {
+		t.Errorf("trouble %q", tr)
+	}
+}
+
 func viewEqual(a, b View) bool {
 	return a.URL == b.URL && a.Polled.Equal(b.Polled) && a.LastSubmitted.Equal(b.LastSubmitted) &&
 		a.LastDownloaded.Equal(b.LastDownloaded) && a.Pending == b.Pending && a.Index == b.Index &&
@@ -163,18 +171,7 @@ func TestFailures(t *testing.T) {
 	forbidden := answer{status: 403, body: `{"error":{"code":403,"message":"User does not have sufficient permission for site 'sc-domain:example.test'. See also: https://support.google.com/webmasters/answer/2451999.","errors":[{"domain":"global","reason":"forbidden"}]}}`}
 	quota := answer{status: 403, body: `{"error":{"code":403,"message":"Quota exceeded.","errors":[{"reason":"quotaExceeded"}]}}`}
 	unavailable := answer{status: 503, body: `{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}`}
-	cases := []struct {
-		name     string
-		put      []answer
-		tokenErr *answer
-		requests []string
-		sleeps   []time.Duration // exact, or (maxSleep) at most
-		maxSleep []time.Duration
-		next     time.Duration
-		kind     Kind
-		errHas   []string
-		trouble  bool // /healthz degraded at once
-	}{
+	cases := []failureCase{
 		{name: "not a user of the property", put: []answer{forbidden}, requests: []string{"PUT " + indexPath},
 			next: time.Minute, kind: Auth, trouble: true,
 			errHas: []string{"HTTP 403 forbidden", "add " + testAccount + " as an owner or full user of sc-domain:example.test"}},
@@ -189,59 +186,77 @@ func TestFailures(t *testing.T) {
 			next: time.Minute, kind: Auth, trouble: true, errHas: []string{"invalid_grant", "Invalid JWT Signature.", "Google refused the service account's key " + testAccount}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, "sc-domain:example.test")
-			r.g.setView(index, strings.Replace(viewDoc, "%s", index, 1))
-			r.g.queue("PUT", tc.put...)
-			r.g.tokenErr = tc.tokenErr
-			r.c.Announce([]string{index})
-			if d := r.c.pass(context.Background()); d != tc.next {
-				t.Errorf("next pass in %v, want %v", d, tc.next)
+		t.Run(tc.name, func(t *testing.T) { failure(t, tc) })
+	}
+}
+
+// failureCase is a failure of the first submission, and what it costs.
+type failureCase struct {
+	name     string
+	put      []answer
+	tokenErr *answer
+	requests []string
+	sleeps   []time.Duration // exact, or (maxSleep) at most
+	maxSleep []time.Duration
+	next     time.Duration
+	kind     Kind
+	errHas   []string
+	trouble  bool // /healthz degraded at once
+}
+
+// failure runs one: the first pass meets it, then a second pass meets it
+// again.
+func failure(t *testing.T, tc failureCase) {
+	r := newRig(t, "sc-domain:example.test")
+	r.g.setView(index, strings.Replace(viewDoc, "%s", index, 1))
+	r.g.queue("PUT", tc.put...)
+	r.g.tokenErr = tc.tokenErr
+	r.c.Announce([]string{index})
+	if d := r.c.pass(context.Background()); d != tc.next {
+		t.Errorf("next pass in %v, want %v", d, tc.next)
+	}
+	r.expect(tc.requests...)
+	if tc.sleeps != nil && !slices.Equal(r.sleeps, tc.sleeps) {
+		t.Errorf("slept %v, want %v", r.sleeps, tc.sleeps)
+	}
+	if tc.maxSleep != nil {
+		if len(r.sleeps) != len(tc.maxSleep) {
+			t.Errorf("slept %v, want %d waits", r.sleeps, len(tc.maxSleep))
+		}
+		for i := range min(len(r.sleeps), len(tc.maxSleep)) {
+			if r.sleeps[i] > tc.maxSleep[i] {
+				t.Errorf("wait %d: %v, over the backoff's ceiling %v", i+1, r.sleeps[i], tc.maxSleep[i])
 			}
-			r.expect(tc.requests...)
-			if tc.sleeps != nil && !slices.Equal(r.sleeps, tc.sleeps) {
-				t.Errorf("slept %v, want %v", r.sleeps, tc.sleeps)
-			}
-			if tc.maxSleep != nil {
-				if len(r.sleeps) != len(tc.maxSleep) {
-					t.Errorf("slept %v, want %d waits", r.sleeps, len(tc.maxSleep))
-				}
-				for i := range min(len(r.sleeps), len(tc.maxSleep)) {
-					if r.sleeps[i] > tc.maxSleep[i] {
-						t.Errorf("wait %d: %v, over the backoff's ceiling %v", i+1, r.sleeps[i], tc.maxSleep[i])
-					}
-				}
-			}
-			st := r.c.Status()
-			if len(tc.errHas) == 0 {
-				if st.LastError != "" {
-					t.Errorf("last error %q", st.LastError)
-				}
-				return
-			}
-			if st.Kind != tc.kind {
-				t.Errorf("kind %v, want %v", st.Kind, tc.kind)
-			}
-			for _, w := range tc.errHas {
-				if !strings.Contains(st.LastError, w) {
-					t.Errorf("error %q\nlacks %q", st.LastError, w)
-				}
-			}
-			if got := st.Trouble(r.clock) != ""; got != tc.trouble {
-				t.Errorf("degraded at once: %v, want %v (%q)", got, tc.trouble, st.Trouble(r.clock))
-			}
-			if st.Trouble(r.clock.Add(FailingAfter+time.Minute)) == "" {
-				t.Errorf("not degraded after failing for over %v", FailingAfter)
-			}
-			r.g.queue("PUT", tc.put...) // failing again
-			want := 2 * tc.next
-			if tc.kind == Quota {
-				want = QuotaWait // the least wait, more than the doubled minute
-			}
-			if d := r.c.pass(context.Background()); d != want {
-				t.Errorf("second failed pass: next in %v, want %v", d, want)
-			}
-		})
+		}
+	}
+	st := r.c.Status()
+	if len(tc.errHas) == 0 {
+		if st.LastError != "" {
+			t.Errorf("last error %q", st.LastError)
+		}
+		return
+	}
+	if st.Kind != tc.kind {
+		t.Errorf("kind %v, want %v", st.Kind, tc.kind)
+	}
+	for _, w := range tc.errHas {
+		if !strings.Contains(st.LastError, w) {
+			t.Errorf("error %q\nlacks %q", st.LastError, w)
+		}
+	}
+	if got := st.Trouble(r.clock) != ""; got != tc.trouble {
+		t.Errorf("degraded at once: %v, want %v (%q)", got, tc.trouble, st.Trouble(r.clock))
+	}
+	if st.Trouble(r.clock.Add(FailingAfter+time.Minute)) == "" {
+		t.Errorf("not degraded after failing for over %v", FailingAfter)
+	}
+	r.g.queue("PUT", tc.put...) // failing again
+	want := 2 * tc.next
+	if tc.kind == Quota {
+		want = QuotaWait // the least wait, more than the doubled minute
+	}
+	if d := r.c.pass(context.Background()); d != want {
+		t.Errorf("second failed pass: next in %v, want %v", d, want)
 	}
 }
 
