@@ -44,8 +44,9 @@ func (ss *session) startSearchConsole(ctx context.Context) {
 		c, err := searchconsole.New(ss.cfg, ep, s.log, append([]searchconsole.Option{searchconsole.WithVersion(d.opts.Version)}, d.opts.SearchConsole...)...)
 		if err != nil {
 			s.log.Error("Search Console endpoint cannot start", zap.String("endpoint", ep.Name), zap.Error(err))
+			// /healthz names no path of the server: the log says which.
 			ss.consoles.broken = append(ss.consoles.broken, searchconsole.Status{Endpoint: ep.Name, Property: ep.Property,
-				LastError: err.Error(), Kind: searchconsole.Auth})
+				LastError: "its key cannot be used (the log says why)", Kind: searchconsole.Auth})
 			continue
 		}
 		ss.consoles.clients = append(ss.consoles.clients, c)
