@@ -371,7 +371,9 @@ func buildSite(s session, f buildFlags, stdout io.Writer) int {
 			log.Warn("dry run interrupted")
 			return ExitFailure
 		}
-		return printPlan(stdout, cfg, eng.Plan(), rep, err)
+		code := printPlan(stdout, cfg, eng.Plan(), rep, err)
+		printSearchConsole(stdout, cfg, eng.IndexURLs())
+		return code
 	}
 	if rep != nil {
 		log.Info("build finished",

@@ -176,6 +176,7 @@ func (p *preflight) site(cfg *config.Config) {
 	if cfg.StateDir != "" {
 		p.stateDir(cfg.StateDir)
 	}
+	p.credentials(cfg)
 }
 
 // dir finds what keeps the user from doing want with the directory path;

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/lock"
+	"github.com/sitemapd/sitemapd/internal/searchconsole/sctest"
 )
 
 // permSite is a site in a directory other users can reach (t.TempDir's
@@ -259,6 +260,15 @@ func TestCheckAsUser(t *testing.T) {
 			s.chmod(t, "site", 0o777)
 			s.mkdir(t, "lib", 0o777)
 		}, ""},
+		{"Search Console key not the service's", gscEndpoint, func(t *testing.T, s *permSite) {
+			s.chmod(t, "site", 0o777)
+			writeKey(t, s.path("gsc.json"), -1)
+		}, "{dir}/gsc.json: " + as + " cannot read it: the key of notify endpoint google must be the service's: sudo chown nobody {dir}/gsc.json (its mode stays 0600), or hand it over with systemd's LoadCredential="},
+		{"Search Console key the service's", gscEndpoint, func(t *testing.T, s *permSite) {
+			s.chmod(t, "site", 0o777)
+			uid, _ := strconv.Atoi(nobody.Uid)
+			writeKey(t, s.path("gsc.json"), uid)
+		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newPermSite(t, tc.body)
@@ -339,5 +349,17 @@ func TestACLPermits(t *testing.T) {
 	}
 	if _, err := parseACL([]byte{1, 0, 0, 0}); err == nil {
 		t.Error("parseACL took version 1")
+	}
+}
+
+const gscEndpoint = "notify: {endpoints: [{name: google, kind: searchconsole, property: \"sc-domain:static.test\", credentials: gsc.json}]}\n"
+
+// writeKey writes a service account key file of mode 0600, owned by uid
+// (-1: the test's user).
+func writeKey(t *testing.T, path string, uid int) {
+	t.Helper()
+	sctest.WriteKey(t, path, "https://oauth2.googleapis.test/token", 0o600)
+	if err := os.Chown(path, uid, -1); err != nil {
+		t.Skipf("cannot give the key to uid %d: %v", uid, err)
 	}
 }

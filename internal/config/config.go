@@ -246,6 +246,11 @@ type Endpoint struct {
 	// Delay after the publish that owes it, or on a cron Schedule.
 	Delay    *time.Duration `yaml:"delay"`
 	Schedule string         `yaml:"schedule"`
+	// Property and Credentials are a searchconsole endpoint's: the
+	// Search Console property (sc-domain:HOST or a URL prefix) and the
+	// path of the service account's JSON key (searchconsole.go).
+	Property    string `yaml:"property"`
+	Credentials string `yaml:"credentials"`
 }
 
 // EndpointKind is how an endpoint is told: its YAML spelling is the value.
@@ -256,6 +261,9 @@ const (
 	IndexNow EndpointKind = "indexnow"
 	// Ping endpoints receive a GET of a URL naming the sitemap index.
 	Ping EndpointKind = "ping"
+	// SearchConsole endpoints submit the sitemap indexes to Google's
+	// Search Console API and read back Google's view of them.
+	SearchConsole EndpointKind = "searchconsole"
 )
 
 // KeyFile is the name of an IndexNow endpoint's key file, which sitemapd

@@ -21,6 +21,9 @@ func (c *Config) normalize() {
 	c.Root = c.resolve(c.Root)
 	c.OutputDir = c.resolve(c.OutputDir)
 	c.StateDir = c.resolve(c.StateDir)
+	for i := range c.Notify.Endpoints {
+		c.normalizeCredentials(&c.Notify.Endpoints[i])
+	}
 	for i, f := range c.ExtraURLs {
 		if namesFile(f) {
 			c.ExtraURLs[i] = c.resolve(f)

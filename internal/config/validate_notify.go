@@ -53,12 +53,21 @@ func (c *Config) checkNotify(bad badFunc) {
 		names[ep.Name] = true
 		checkEndpoint(key, ep, bad)
 		checkTiming(key, ep, bad)
+		if ep.Kind == SearchConsole {
+			c.checkSearchConsole(key, ep, bad)
+		}
 	}
 }
 
 // checkEndpoint checks an endpoint's URL, kind and key; its messages
 // show the URL redacted, as it may carry a token.
 func checkEndpoint(key string, ep Endpoint, bad badFunc) {
+	if ep.Kind == SearchConsole {
+		return // Config.checkSearchConsole's
+	}
+	if ep.Property != "" || ep.Credentials != "" {
+		bad(key+".kind", "property and credentials are only used by searchconsole endpoints")
+	}
 	if u, err := url.Parse(ep.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad(key+".url", "%q must be an http:// or https:// URL", redact.URL(ep.URL, "{sitemap}"))
 	}
@@ -75,7 +84,7 @@ func checkEndpoint(key string, ep Endpoint, bad badFunc) {
 			bad(key+".key", "is only used by indexnow endpoints")
 		}
 	default:
-		bad(key+".kind", "%q is not one of indexnow, ping", ep.Kind)
+		bad(key+".kind", "%q is not one of indexnow, ping, searchconsole", ep.Kind)
 	}
 }
 

@@ -37,6 +37,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
+	"github.com/sitemapd/sitemapd/internal/searchconsole"
 	"github.com/sitemapd/sitemapd/internal/status"
 	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/watch"
@@ -77,6 +78,9 @@ type Options struct {
 	// Watchdog is systemd's WatchdogSec (WATCHDOG_USEC): how long systemd
 	// waits for a keep-alive before it kills the daemon. 0: no watchdog.
 	Watchdog time.Duration
+	// SearchConsole is given to every searchconsole endpoint's client:
+	// tests point them at a fake of Google (searchconsole.WithAPIBase).
+	SearchConsole []searchconsole.Option
 }
 
 // Lifecycle is told of the daemon's state changes: systemd's sd_notify

@@ -43,6 +43,7 @@ type session struct {
 	watchDone chan error // nil once the watcher's end was read
 	urlFiles  <-chan []string
 	notifier  *ping.Notifier
+	consoles  *consoles // searchconsole endpoints (searchconsole.go)
 
 	retry backoff
 	due   dueTimer
@@ -125,6 +126,7 @@ func (ss *session) open(ctx context.Context) error {
 	if err := ss.startNotifier(ctx); err != nil {
 		return err
 	}
+	ss.startSearchConsole(ctx)
 	ss.showState()
 	ss.onClose(ss.retry.stop)
 	ss.onClose(ss.due.stop)
@@ -205,7 +207,7 @@ func (ss *session) showState() {
 		// Read from any goroutine (/healthz, another site's status): what
 		// only the engine's goroutine may read is the copy publish keeps.
 		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats(),
-			Roots: []string{cfg.Root, cfg.OutputRoot()}}
+			SearchConsole: ss.consoles.statuses(), Roots: []string{cfg.Root, cfg.OutputRoot()}}
 		s.mu.Lock()
 		st.Refused = s.refused
 		s.mu.Unlock()
@@ -350,6 +352,9 @@ func (ss *session) publish(why Trigger, run func() (*build.Report, error)) bool 
 		return rep, err
 	})
 	d.keeper.beat()
+	if landed {
+		ss.announceSitemaps()
+	}
 	ss.due.set(eng.Due())
 	ss.quiet.published(why.Full())
 	if failed := eng.Failed(); len(failed) > 0 {

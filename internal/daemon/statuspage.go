@@ -234,14 +234,18 @@ func (s *runner) fill(snap *status.Snapshot) {
 		}
 	}
 	snap.Groups = []status.Group{g}
-	var stats []ping.Stats
+	stats := map[string]ping.Stats{}
 	if pg.notifier != nil {
-		stats = pg.notifier.Stats()
+		for _, st := range pg.notifier.Stats() {
+			stats[st.Endpoint] = st
+		}
 	}
-	for i, ec := range cfg.Notify.Endpoints {
+	for _, ec := range cfg.Notify.Endpoints {
 		e := status.Endpoint{Name: ec.Name, URL: ec.URL}
-		if i < len(stats) && stats[i].Endpoint == ec.Name {
-			st := stats[i]
+		if ec.Kind == config.SearchConsole {
+			e.URL = "Search Console property " + ec.Property // its own loop: /healthz has Google's view
+		}
+		if st, ok := stats[ec.Name]; ok {
 			e.Owed, e.LastAttempt, e.LastStatus, e.LastError, e.NextTry, e.Gone =
 				st.Owed, st.LastAttempt, st.LastStatus, st.LastError, st.NextTry, st.Gone
 		}

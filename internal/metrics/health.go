@@ -18,6 +18,8 @@ type health struct {
 	Reason    string    `json:"reason,omitempty"`
 	LastBuild time.Time `json:"last_build,omitzero"`
 	Watches   int       `json:"watches"`
+	// SearchConsole is Google's view of the sitemaps submitted.
+	SearchConsole []consoleHealth `json:"search_console,omitempty"`
 }
 
 // overall is the /healthz body of a process serving several sites: the
@@ -51,7 +53,7 @@ func rank(status string) int {
 // engines are not being told. Either answers 503, with the reason.
 func siteHealth(s siteState) health {
 	st := s.state
-	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches}
+	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches, SearchConsole: consolesHealth(st.SearchConsole)}
 	switch {
 	case s.broken != "":
 		h.Reason = s.broken
@@ -69,6 +71,8 @@ func siteHealth(s siteState) health {
 	if h.Reason != "" {
 		h.Status = statusUnhealthy
 	} else if h.Reason = notifyTrouble(st.Endpoints, time.Now()); h.Reason != "" {
+		h.Status = statusDegraded
+	} else if h.Reason = consoleTrouble(st.SearchConsole, time.Now()); h.Reason != "" {
 		h.Status = statusDegraded
 	}
 	h.Reason = relative(h.Reason, st.Roots)

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/searchconsole"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -30,6 +31,9 @@ type State struct {
 	// watchdog sees it); "" while it lives.
 	Stalled   string
 	Endpoints []ping.Stats
+	// SearchConsole is each searchconsole endpoint's state, Google's
+	// view of the sitemaps among it.
+	SearchConsole []searchconsole.Status
 	// Roots are the directories (the document root, the output root)
 	// whose absolute paths /healthz does not show: the paths its reasons
 	// name are relative to them. An answer to anyone who can reach the
@@ -300,6 +304,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			put(notifyStatus, float64(e.LastStatus), e.Endpoint)
 			put(notifyGone, b2f(e.Gone), e.Endpoint)
 		}
+		collectConsoles(put, st.SearchConsole)
 	}
 }
 

@@ -22,6 +22,12 @@ const (
 	notifyOwed
 	notifyStatus
 	notifyGone
+	consoleRequests
+	consoleErrors
+	consoleWarnings
+	consolePending
+	consoleURLs
+	consoleDownloaded
 )
 
 // kind is a metric's Prometheus type; its String is the exposition's
@@ -75,10 +81,23 @@ var metricTable = [...]metricDef{
 		"HTTP status of an endpoint's last answer (0: none).", []string{"endpoint"}},
 	notifyGone: {"sitemapd_notify_endpoint_gone", gauge,
 		"1 when an endpoint answered 404/410 and is no longer called.", []string{"endpoint"}},
+	consoleRequests: {"sitemapd_searchconsole_requests_total", counter,
+		"Search Console API calls, by endpoint and outcome (success, failure).", []string{"endpoint", "outcome"}},
+	consoleErrors: {"sitemapd_searchconsole_sitemap_errors", gauge,
+		"Errors Google reports in a sitemap (Search Console), as last polled.", []string{"endpoint", "sitemap"}},
+	consoleWarnings: {"sitemapd_searchconsole_sitemap_warnings", gauge,
+		"Warnings Google reports in a sitemap (Search Console), as last polled.", []string{"endpoint", "sitemap"}},
+	consolePending: {"sitemapd_searchconsole_sitemap_pending", gauge,
+		"1 while Google has not processed a sitemap (Search Console), as last polled.", []string{"endpoint", "sitemap"}},
+	consoleURLs: {"sitemapd_searchconsole_sitemap_urls", gauge,
+		"URLs Google counts in a sitemap, by content type (web, image, video, news…), as last polled.", []string{"endpoint", "sitemap", "type"}},
+	consoleDownloaded: {"sitemapd_searchconsole_sitemap_last_downloaded_timestamp_seconds", gauge,
+		"When Google last downloaded a sitemap (Unix time; 0: not yet), as last polled.", []string{"endpoint", "sitemap"}},
 }
 
 // stateMetrics are the metrics read from a site's State when scraped.
-var stateMetrics = []metric{watches, watchOverflows, watchDegraded, notifyRequests, notifyOwed, notifyStatus, notifyGone}
+var stateMetrics = []metric{watches, watchOverflows, watchDegraded, notifyRequests, notifyOwed, notifyStatus, notifyGone,
+	consoleRequests, consoleErrors, consoleWarnings, consolePending, consoleURLs, consoleDownloaded}
 
 // durationBuckets are publishDuration's: 1ms to about 4.4 minutes.
 var durationBuckets = prometheus.ExponentialBuckets(0.001, 4, 10)

@@ -163,6 +163,9 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 	}
 	n.client = newClient(cfg.Notify.Timeout)
 	for _, ec := range cfg.Notify.Endpoints {
+		if ec.Kind == config.SearchConsole {
+			continue // internal/searchconsole's, on a loop of its own
+		}
 		delay, delayed := ec.SendDelay()
 		n.eps = append(n.eps, &endpoint{cfg: ec, owed: map[string]uint64{}, stats: Stats{Endpoint: ec.Name}, t: newTiming(delay, delayed)})
 	}
