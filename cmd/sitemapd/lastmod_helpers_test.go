@@ -158,6 +158,17 @@ func (c *child) waitQuiet(t *testing.T, n int) {
 	})
 }
 
+// printed waits for the full build that follows a first start and reads
+// what every page says (trigger "page prints"): until it is done, the
+// daemon is publishing.
+func (c *child) printed(t *testing.T) {
+	t.Helper()
+	poll(t, "the page prints build", func() (bool, string) {
+		n := len(c.entries(func(e logEntry) bool { return e.str("msg") == "published" && e.str("trigger") == "page prints" }))
+		return n > 0, "not yet"
+	})
+}
+
 // stop ends the daemon with SIGTERM and waits for it.
 func (c *child) stop(t *testing.T) {
 	t.Helper()
