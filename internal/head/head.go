@@ -85,6 +85,9 @@ type Info struct {
 	// problem and the next one is tried. A date in the future is
 	// returned as it is: whether to believe it is the caller's call.
 	Modified time.Time
+	// Article is what the head says of the page as a news article
+	// (Article); its Published is zero when it says it is none.
+	Article Article
 	// Truncated: the head did not end within Limit bytes.
 	Truncated bool
 	// Problems are links (and a meta refresh's URL) that were left out
