@@ -76,6 +76,12 @@ func (b *builder) put(name string, t int64, words [4]uint64, h Head) {
 	if l.images != nil {
 		l.images = append(l.images, h.Images)
 	}
+	if h.News != "" && l.news == nil {
+		l.news = make([]string, i, b.n)
+	}
+	if l.news != nil {
+		l.news = append(l.news, h.News)
+	}
 }
 
 func (b *builder) finish(subdirs []string, id DirID) *Listing {

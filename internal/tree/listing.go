@@ -98,11 +98,13 @@ func wordsPerPage(keep Kept) int {
 // Head is what is kept of what a page's HTML says: whether its head keeps
 // the page out of the sitemap, and why (a Reason that FromHead, or
 // Listed), the page's hreflang alternates, packed (PackAlternate), and
-// the images it shows (pages.images), packed (PackImage).
+// the images it shows (pages.images), packed (PackImage), and, with
+// the news sitemap on, the news article it is, packed (news.Pack).
 type Head struct {
 	Out    Reason
 	Alts   string // hreflang, NUL, href, NUL, … ("" for none)
 	Images string // URL, NUL, URL, NUL, … ("" for none)
+	News   string // news.Pack's ("" for none)
 }
 
 // Hidden reports whether the head keeps the page out of the sitemap.
@@ -178,6 +180,7 @@ type Listing struct {
 	out     []Reason // why each page is hidden; nil when none is
 	alts    []string // packed alternates (Head.Alts); nil when no page has any
 	images  []string // packed images (Head.Images); nil when no page has any
+	news    []string // packed articles (Head.News); nil when no page is one
 	subdirs []string
 	id      DirID // the directory itself: a new one at the same path is another
 	latest  int64 // the latest time of a listed page (0 for none): Latest
@@ -317,6 +320,9 @@ func (l *Listing) Head(i int) Head {
 	}
 	if l.images != nil {
 		h.Images = l.images[i]
+	}
+	if l.news != nil {
+		h.News = l.news[i]
 	}
 	return h
 }
