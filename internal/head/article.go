@@ -36,6 +36,10 @@ import (
 type Article struct {
 	Published time.Time // UTC; zero when the page is no news article
 	Title     string
+	// Problems say why a page that says it is an article is none, or
+	// which of its dates could not be used: for callers that want
+	// articles to report (they are not in Info.Problems).
+	Problems []string
 }
 
 // newsTypes are NewsArticle and its schema.org subtypes.
@@ -147,14 +151,14 @@ func (c *collected) article(n *ldNode) {
 			err = errIncomplete
 		}
 		if err != nil {
-			c.info.Problems = append(c.info.Problems, fmt.Sprintf("news article: %s %q %v", d.source, clip(d.v), err))
+			c.info.Article.Problems = append(c.info.Article.Problems, fmt.Sprintf("news article: %s %q %v", d.source, clip(d.v), err))
 			continue
 		}
 		published = t
 		break
 	}
 	if published.IsZero() {
-		c.info.Problems = append(c.info.Problems, "news article without a usable publication date: not one")
+		c.info.Article.Problems = append(c.info.Article.Problems, "news article without a usable publication date: not one")
 		return
 	}
 	titles := [...]string{"", c.props[propOGTitle], ""}
@@ -166,11 +170,11 @@ func (c *collected) article(n *ldNode) {
 	}
 	for _, t := range titles {
 		if t = CleanTitle(t); t != "" {
-			c.info.Article = Article{Published: published, Title: t}
+			c.info.Article.Published, c.info.Article.Title = published, t
 			return
 		}
 	}
-	c.info.Problems = append(c.info.Problems, "news article without a title: not one")
+	c.info.Article.Problems = append(c.info.Article.Problems, "news article without a title: not one")
 }
 
 // errIncomplete is the error of a publication date without a day.

@@ -45,6 +45,9 @@ func format(info Info) string {
 	for _, p := range info.Problems {
 		fmt.Fprintf(&b, "problem: %s\n", p)
 	}
+	for _, p := range info.Article.Problems {
+		fmt.Fprintf(&b, "article problem: %s\n", p)
+	}
 	return b.String()
 }
 

@@ -272,6 +272,20 @@ func (l *Listing) Each(f func(i int, name string, t int64)) {
 	})
 }
 
+// Articles calls f for every listed page of the listing that is a news
+// article, with what it keeps of it (Head.News): nothing to do for a
+// listing without any.
+func (l *Listing) Articles(f func(name, packed string)) {
+	if l.news == nil {
+		return
+	}
+	l.All(func(i int, name string) {
+		if l.news[i] != "" && l.listed(i) {
+			f(name, l.news[i])
+		}
+	})
+}
+
 // listed reports whether page i is listed (its head does not hide it).
 func (l *Listing) listed(i int) bool { return l.out == nil || l.out[i] == Listed }
 
