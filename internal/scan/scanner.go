@@ -68,7 +68,7 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 	s := &Scanner{
 		cfg: cfg, log: log, loc: loc, filter: NewFilter(cfg), rules: compileRules(p.Rules),
 		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects || p.HeadDates || cfg.News.On(),
-		news:  cfg.News.On(),
+		news:    cfg.News.On(),
 		content: p.LastModFrom.KeepsTimes() && !opts.MTimeOnly,
 		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
 		images: newImageRule(cfg),
