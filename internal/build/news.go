@@ -93,6 +93,17 @@ func (n *newsSitemap) due(now time.Time, full bool) bool {
 	return full || n.stale || (!n.next.IsZero() && !now.Before(n.next))
 }
 
+// newsRetry is how long after a news sitemap that could not be written
+// the daemon's timer tries again (any publish before tries too): not at
+// once, which a file in the way would make a loop.
+const newsRetry = time.Minute
+
+// failed notes a news sitemap that could not be written at now: its old
+// files stay, and it is made again at the next publish, or newsRetry on.
+func (n *newsSitemap) failed(now time.Time) {
+	n.stale, n.next = true, now.Add(newsRetry)
+}
+
 // claims reports whether an output file is one of the news sitemap's.
 func (n *newsSitemap) claims(p string) bool { return slices.Contains(n.names, p) }
 
@@ -124,7 +135,7 @@ func (e *Engine) publishNews(r *run) error {
 		names[i] = outName(e.cfg, config.PartName(e.cfg.NewsName(), i+1))
 		if _, _, err := e.put(batch, r.rep, names[i], d); err != nil {
 			batch.Abort()
-			n.stale = true // tried again at the next publish; its old files stay
+			n.failed(r.now)
 			return fmt.Errorf("news sitemap not written: %w", err)
 		}
 	}
@@ -134,7 +145,7 @@ func (e *Engine) publishNews(r *run) error {
 		errs = append(errs, fmt.Errorf("news sitemap %s not written: %w", filepath.Join(e.opts.outDir, name), ferr))
 	}
 	if err := errors.Join(errs...); err != nil {
-		n.stale = true // tried again at the next publish; its old files stay
+		n.failed(r.now)
 		return err
 	}
 	r.stale = append(r.stale, n.names...)

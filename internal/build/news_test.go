@@ -225,3 +225,27 @@ func TestNewsOff(t *testing.T) {
 		t.Errorf("the news sitemap was not removed with news off: %v", rep.Removed)
 	}
 }
+
+// TestNewsForeignFile: a hand-made sitemap-news.xml is never replaced; the
+// publish says so, and the timer tries again a minute on, not at once
+// (which would be a loop).
+func TestNewsForeignFile(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	clk := &clock{now: t0}
+	root := filepath.Join(t.TempDir(), "root")
+	writeFile(t, filepath.Join(root, "a.html"), ldArticle("A", t0.Add(-time.Hour)), t0)
+	mine := "<urlset>hand-made</urlset>\n"
+	writeFile(t, filepath.Join(root, "sitemap-news.xml"), mine, t0)
+	cfg := loadConfig(t, baseConfig, root, newsExtra)
+	e, _ := newEngine(t, cfg, WithChanges(), withClock(clk.Now))
+	_, err := e.Build(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "sitemap-news.xml") {
+		t.Errorf("Build: %v, want an error naming the news sitemap", err)
+	}
+	if got := read(t, filepath.Join(root, "sitemap-news.xml")); got != mine {
+		t.Errorf("the hand-made file was replaced: %q", got)
+	}
+	if due := e.Due(); !due.Equal(t0.Add(time.Minute)) {
+		t.Errorf("due %v, want a minute on (%v)", due, t0.Add(time.Minute))
+	}
+}

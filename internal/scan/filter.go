@@ -147,8 +147,8 @@ func NewFilter(cfg *config.Config) *Filter {
 }
 
 // IsOutput reports whether a base name is one of sitemapd's sitemaps,
-// indexes or text sitemaps (some part of one, gzipped or not), those of
-// extra_urls files included.
+// indexes, text sitemaps or news sitemaps (some part of one, gzipped or
+// not), those of extra_urls files included.
 func (f *Filter) IsOutput(name string) bool {
 	if f.extraURL(name) {
 		return true
