@@ -184,6 +184,9 @@ var errIncomplete = fmt.Errorf("is not a complete date (YYYY-MM-DD at least)")
 // space made one space, trimmed, its invalid UTF-8 made U+FFFD, and the
 // characters XML 1.0 cannot carry (controls, U+FFFE, U+FFFF) taken out.
 func CleanTitle(s string) string {
+	if cleanAlready(s) {
+		return s // most titles: no copy
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	space := false
@@ -201,4 +204,17 @@ func CleanTitle(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// cleanAlready reports whether CleanTitle(s) is s: ASCII but controls,
+// single spaces between words, none at the ends. (Other titles take the
+// long way, which gives them back the same when they are clean.)
+func cleanAlready(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+			return false
+		}
+	}
+	return true
 }

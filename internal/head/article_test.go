@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 const (
@@ -130,9 +132,34 @@ func TestCleanTitle(t *testing.T) {
 		"é\u3000ü":            "é ü",
 		"<b>&amp;</b>":        "<b>&amp;</b>", // escaped by the encoder, not here
 		"\U0001F600 \u2028 x": "\U0001F600 x",
+		"plain words, kept":   "plain words, kept",
+		"a  b":                "a b",
+		" a":                  "a",
+		"a ":                  "a",
+		"a\x7fb":              "a\x7fb", // XML carries DEL
 	} {
 		if got := CleanTitle(in); got != want {
 			t.Errorf("CleanTitle(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzCleanTitle: a clean title is valid UTF-8 that XML 1.0 can carry,
+// without runs of white space or white space at its ends, and cleaning it
+// again changes nothing.
+func FuzzCleanTitle(f *testing.F) {
+	for _, s := range []string{"", "a  b", " \t", "x\xffy", "\u3000a\u3000", "a\x00b", "\uFFFE", "plain"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := CleanTitle(s)
+		if !utf8.ValidString(c) || strings.Contains(c, "  ") || strings.TrimSpace(c) != c || CleanTitle(c) != c {
+			t.Fatalf("CleanTitle(%q) = %q", s, c)
+		}
+		for _, r := range c {
+			if r < 0x20 || r == 0xFFFE || r == 0xFFFF || unicode.IsSpace(r) && r != ' ' {
+				t.Fatalf("CleanTitle(%q) = %q holds %U", s, c, r)
+			}
+		}
+	})
 }
