@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -177,10 +178,10 @@ type Listing struct {
 	times   []int64  // Page.Time, one per name
 	words   []uint64 // a column of one word a page for each kept column (columns): Stamp, Sum, Print, Parts
 	kept    Kept
-	out     []Reason // why each page is hidden; nil when none is
-	alts    []string // packed alternates (Head.Alts); nil when no page has any
-	images  []string // packed images (Head.Images); nil when no page has any
-	news    []string // packed articles (Head.News); nil when no page is one
+	out     []Reason  // why each page is hidden; nil when none is
+	alts    []string  // packed alternates (Head.Alts); nil when no page has any
+	images  []string  // packed images (Head.Images); nil when no page has any
+	news    []article // the pages that are news articles, by index; nil when none is
 	subdirs []string
 	id      DirID // the directory itself: a new one at the same path is another
 	latest  int64 // the latest time of a listed page (0 for none): Latest
@@ -279,11 +280,23 @@ func (l *Listing) Articles(f func(name, packed string)) {
 	if l.news == nil {
 		return
 	}
+	next := 0
 	l.All(func(i int, name string) {
-		if l.news[i] != "" && l.listed(i) {
-			f(name, l.news[i])
+		if next < len(l.news) && l.news[next].i == i {
+			if l.listed(i) {
+				f(name, l.news[next].packed)
+			}
+			next++
 		}
 	})
+}
+
+// article is a page of a listing that is a news article: its index and
+// what it keeps of it (Head.News). Few pages of a site are articles: a
+// listing keeps theirs only, not a column for all its pages.
+type article struct {
+	i      int
+	packed string
 }
 
 // listed reports whether page i is listed (its head does not hide it).
@@ -336,7 +349,9 @@ func (l *Listing) Head(i int) Head {
 		h.Images = l.images[i]
 	}
 	if l.news != nil {
-		h.News = l.news[i]
+		if j, ok := slices.BinarySearchFunc(l.news, i, func(a article, i int) int { return a.i - i }); ok {
+			h.News = l.news[j].packed
+		}
 	}
 	return h
 }
