@@ -90,8 +90,12 @@ func TestNewsWindow(t *testing.T) {
 	writeFile(t, filepath.Join(root, "de/nachricht.html"), ldArticle("Neues", t0.Add(-2*time.Hour)), old)
 	writeFile(t, filepath.Join(root, "news/later.html"), ldArticle("Embargoed", t0.Add(time.Hour)), old)
 	mustWrite(t, filepath.Join(root, "about.html"), old)
+	// Not listed: a page the sitemaps leave out, and one whose date is
+	// not one; the second, and the embargoed one, are logged once.
+	writeFile(t, filepath.Join(root, "news/hidden.html"), strings.Replace(ldArticle("Hidden", t0.Add(-time.Hour)), "<title>", `<meta name="robots" content="noindex"><title>`, 1), old)
+	writeFile(t, filepath.Join(root, "news/undated.html"), strings.Replace(ogArticle("Undated", t0), t0.Format(time.RFC3339), "yesterday", 1), old)
 	cfg := loadConfig(t, baseConfig, root, newsExtra)
-	e, _ := newEngine(t, cfg, WithChanges(), withClock(clk.Now))
+	e, logs := newEngine(t, cfg, WithChanges(), withClock(clk.Now))
 	rep := mustBuild(t, e)
 	newsPath := filepath.Join(root, "sitemap-news.xml")
 	if !slices.Contains(rep.Written, newsPath) {
@@ -153,6 +157,14 @@ func TestNewsWindow(t *testing.T) {
 	if _, err := os.Stat(newsPath); !os.IsNotExist(err) {
 		t.Errorf("the news sitemap is still there once every article left: %v", err)
 	}
+	for msg, path := range map[string]string{
+		`not in the news sitemap: news article: article:published_time "yesterday" is not a W3C date`: "news/undated.html",
+		"news article published in the future: not in the news sitemap until then":                   "news/later.html",
+	} {
+		if got := logs.FilterMessage(msg).All(); len(got) != 1 || got[0].ContextMap()["path"] != filepath.Join(root, path) {
+			t.Errorf("%q logged %d times (%v), want once for %s", msg, len(got), got, path)
+		}
+	}
 	if strings.Contains(read(t, filepath.Join(root, "sitemap_index.xml")), "sitemap-news") {
 		t.Error("the index lists a news sitemap that is gone")
 	}
@@ -200,6 +212,27 @@ func TestNewsParts(t *testing.T) {
 	}
 	if strings.Contains(read(t, filepath.Join(root, "sitemap_index.xml")), "sitemap-news-2.xml") {
 		t.Error("the index lists the second news sitemap, removed")
+	}
+}
+
+// TestNewsGzip: with gzip on, the news sitemap is sitemap-news.xml.gz,
+// and the index lists it so.
+func TestNewsGzip(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	root := filepath.Join(t.TempDir(), "root")
+	writeFile(t, filepath.Join(root, "a.html"), ldArticle("A", t0.Add(-time.Hour)), t0)
+	cfg := loadConfig(t, baseConfig, root, newsExtra+"gzip: true\n")
+	e, _ := newEngine(t, cfg, withClock(func() time.Time { return t0 }))
+	mustBuild(t, e)
+	b, err := os.ReadFile(filepath.Join(root, "sitemap-news.xml.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(gunzip(t, b)), "<news:title>A</news:title>") {
+		t.Errorf("sitemap-news.xml.gz:\n%s", gunzip(t, b))
+	}
+	if index := string(gunzip(t, []byte(read(t, filepath.Join(root, "sitemap_index.xml.gz"))))); !strings.Contains(index, "/sitemap-news.xml.gz</loc>") {
+		t.Errorf("the index does not list sitemap-news.xml.gz:\n%s", index)
 	}
 }
 
