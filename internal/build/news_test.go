@@ -159,7 +159,7 @@ func TestNewsWindow(t *testing.T) {
 	}
 	for msg, path := range map[string]string{
 		`not in the news sitemap: news article: article:published_time "yesterday" is not a W3C date`: "news/undated.html",
-		"news article published in the future: not in the news sitemap until then":                   "news/later.html",
+		"news article published in the future: not in the news sitemap until then":                    "news/later.html",
 	} {
 		if got := logs.FilterMessage(msg).All(); len(got) != 1 || got[0].ContextMap()["path"] != filepath.Join(root, path) {
 			t.Errorf("%q logged %d times (%v), want once for %s", msg, len(got), got, path)
