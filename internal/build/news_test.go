@@ -282,3 +282,32 @@ func TestNewsForeignFile(t *testing.T) {
 		t.Errorf("due %v, want a minute on (%v)", due, t0.Add(time.Minute))
 	}
 }
+
+// TestNewsRestored: a news sitemap someone removed (a deploy's rsync
+// --delete) is lost to the root group, and Restore writes it again.
+func TestNewsRestored(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	root := filepath.Join(t.TempDir(), "root")
+	writeFile(t, filepath.Join(root, "news/a.html"), ldArticle("A", t0.Add(-time.Hour)), t0)
+	cfg := loadConfig(t, baseConfig, root, newsExtra)
+	e, _ := newEngine(t, cfg, WithChanges(), withClock(func() time.Time { return t0 }))
+	mustBuild(t, e)
+	newsPath := filepath.Join(root, "sitemap-news.xml")
+	want := read(t, newsPath)
+	if err := os.Remove(newsPath); err != nil {
+		t.Fatal(err)
+	}
+	if !e.OwnsName("sitemap-news.xml") || !e.OwnsName("sitemap-news-2.xml") {
+		t.Error("the news sitemap's names are not sitemapd's own")
+	}
+	lost := e.Lost([]string{""})
+	if !slices.Equal(lost, []string{""}) {
+		t.Fatalf("lost %q, want the root group", lost)
+	}
+	if _, err := e.Restore(context.Background(), lost); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, newsPath); got != want {
+		t.Errorf("restored:\n%s\nwant:\n%s", got, want)
+	}
+}
