@@ -61,6 +61,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNameToLoc -fuzztime $${FUZZTIME:-300000x} ./internal/scan/
 	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime $${FUZZTIME:-300000x} ./internal/head/
 	$(GO) test -run '^$$' -fuzz FuzzFastMatchesTokenizer -fuzztime $${FUZZTIME:-100000x} ./internal/head/
+	$(GO) test -run '^$$' -fuzz FuzzCleanTitle -fuzztime $${FUZZTIME:-100000x} ./internal/head/
 	$(GO) test -run '^$$' -fuzz FuzzStore -fuzztime $${FUZZTIME:-30000x} ./internal/pagestore/
 	$(GO) test -run '^$$' -fuzz FuzzRules -fuzztime $${FUZZTIME:-150000x} ./internal/robots/
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $${FUZZTIME:-50000x} ./internal/validate/

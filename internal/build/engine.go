@@ -43,6 +43,7 @@ type Engine struct {
 	pages    *pageCache
 	extras   *extras
 	progress *progress
+	news     *newsSitemap
 }
 
 // New returns an Engine for a validated configuration. A nil logger logs
@@ -74,6 +75,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	// wrong with it, once a build.
 	e.loadRobots(zap.NewNop())
 	e.extras = newExtras(cfg, e.loc)
+	e.news = newNewsSitemap(cfg, e.loc)
 	e.enc = newEncoder(cfg, e.loc)
 	e.progress = &progress{every: e.opts.every, log: e.log}
 	var mem *tree.Memory
@@ -166,11 +168,16 @@ func (e *Engine) Progress() (entries, steps int64) {
 
 // Due returns when the first page still to come (its time is in the
 // future) is due, for a Rebuild of DueGroups then: the page has no
-// lastmod until that time. The zero time when none is.
+// lastmod until that time; or when the news sitemap next changes (an
+// article's time comes, or one leaves), for a Rebuild then, of DueGroups
+// or of none. The zero time when none is.
 func (e *Engine) Due() time.Time {
 	first := e.extras.due()
 	if g := e.model.due(); g != 0 && (first == 0 || g < first) {
 		first = g
+	}
+	if nx := e.news.next; !nx.IsZero() && (first == 0 || nx.UnixNano() < first) {
+		first = nx.UnixNano()
 	}
 	if first == 0 {
 		return time.Time{}

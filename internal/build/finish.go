@@ -62,10 +62,14 @@ func (e *Engine) finish(r *run) (*Report, error) {
 }
 
 // publishRoot publishes, once the groups' files are committed, the files
-// at the root of the output that list them: the index, the feed, after a
-// full walk the files beside the index, and robots.txt's Sitemap lines
-// when the index files are others (or after a full walk).
+// at the root of the output that list them: the news sitemap (which the
+// index lists), the index, the feed, after a full walk the files beside
+// the index, and robots.txt's Sitemap lines when the index files are
+// others (or after a full walk).
 func (e *Engine) publishRoot(r *run) {
+	if err := e.publishNews(r); err != nil {
+		r.errs = append(r.errs, err)
+	}
 	if err := e.publishIndex(r.rep); err != nil {
 		r.errs = append(r.errs, err)
 	}
@@ -135,7 +139,7 @@ func (e *Engine) forgetUnseen(r *run) {
 		if !r.seen[dir] {
 			r.stale = append(append(r.stale, g.parts...), g.textParts...)
 			delete(e.model.groups, dir)
-			e.model.feedStale = true
+			e.model.feedStale, e.news.stale = true, true
 		}
 	}
 	if mem := e.model.mem; mem != nil {
@@ -223,6 +227,7 @@ func (e *Engine) landGroup(r *run, dir string, st staging) {
 			e.pages.hold(dir, nil)
 		}
 	}
+	e.news.land(e.model.groups[dir], st.news)
 	if g := e.model.groups[dir]; g != nil {
 		g.urls, g.due = st.urls, st.due
 		e.model.setEntries(g, st.feed)

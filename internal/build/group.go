@@ -142,7 +142,7 @@ func (e *Engine) comparedWith(r *run, dir string, old []string, enc encoded) []s
 // stagingOf returns what a group's publish is to change at the commit,
 // but its changes (changesOf).
 func (e *Engine) stagingOf(r *run, g *scan.Group, u *tree.Update, enc encoded) staging {
-	s := staging{upd: u, urls: enc.n, due: g.Due, feed: e.groupEntries(g.URLs)}
+	s := staging{upd: u, urls: enc.n, due: g.Due, feed: e.groupEntries(g.URLs), news: e.news.articles(g, u, r.now)}
 	if e.model.mem != nil || e.pages.recorded != nil {
 		s.parts = enc.parts // for local parts (daemon), or the groups record
 	}
@@ -341,9 +341,10 @@ func (e *Engine) groupFailed(g *group, dir string, err error) error {
 }
 
 // claimed reports whether an output file is one the engine publishes now:
-// a part of its group, one of the index files, or an extra's.
+// a part of its group, one of the index files, an extra's, or the news
+// sitemap's.
 func (e *Engine) claimed(p string, index []string) bool {
-	return e.model.claims(p) || slices.Contains(index, p) || e.extras.claims(p)
+	return e.model.claims(p) || slices.Contains(index, p) || e.extras.claims(p) || e.news.claims(p)
 }
 
 // hasOtherParts reports whether a full build met, in a group's directory

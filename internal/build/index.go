@@ -35,8 +35,8 @@ import (
 var builtinStylesheet []byte
 
 // publishIndex writes the root index (split past 50,000 sitemaps) listing
-// every group's parts with their files' mtimes, the time their content last
-// changed. With no sitemaps at all no index is written: an empty one is
+// every group's parts, the extras' and the news sitemap's, with their
+// files' mtimes, the time their content last changed. With no sitemaps at all no index is written: an empty one is
 // invalid.
 func (e *Engine) publishIndex(rep *Report) error {
 	var refs []sitemap.Ref
@@ -45,6 +45,7 @@ func (e *Engine) publishIndex(rep *Report) error {
 		refs = e.appendRefs(refs, g.parts, g.published, &errs)
 	}
 	refs = e.extraRefs(refs, &errs)
+	refs = e.appendRefs(refs, e.news.names, nil, &errs)
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Loc < refs[j].Loc })
 	batch := e.pub.Begin()
 	n := 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/feed"
+	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -46,6 +47,9 @@ type group struct {
 	feed      []feed.Entry
 	feedKnown bool
 	due       int64 // when its first page still to come is due (Unix ns), 0 for none
+	// news are its pages' news articles, fresh or still to come, as of
+	// its last publish (news.go).
+	news []news.Article
 	// published are its parts as they landed (daemon mode; parts.go), nil
 	// when not known: then a change encodes and compares every part.
 	published []part

@@ -44,7 +44,7 @@ func (e *Engine) Lost(dirs []string) []string {
 		if g := e.model.groups[d]; g != nil && (e.disk.missing(g.parts) || e.disk.missing(g.textParts)) {
 			lost[d] = true
 		}
-		if d == "" && e.disk.missing(rootFiles(e.cfg, e.model.indexNames(e.cfg), e.opts.keyFiles)) {
+		if d == "" && e.disk.missing(append(rootFiles(e.cfg, e.model.indexNames(e.cfg), e.opts.keyFiles), e.news.names...)) {
 			lost[""] = true
 		}
 	}
@@ -56,6 +56,9 @@ func (e *Engine) Lost(dirs []string) []string {
 // too (the IndexNow key files, the stylesheet), which otherwise only a
 // full build writes.
 func (e *Engine) Restore(ctx context.Context, groups []string) (*Report, error) {
+	if slices.Contains(groups, "") {
+		e.news.stale = true // its files may be what was lost
+	}
 	rep, err := e.Rebuild(ctx, groups)
 	if rep != nil && slices.Contains(groups, "") {
 		err = errors.Join(err, e.publishExtras(rep))

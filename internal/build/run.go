@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/feed"
+	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/scan"
@@ -63,8 +64,9 @@ type staging struct {
 	urls    int
 	due     int64
 	read    map[string]*tree.Listing
-	feed    []feed.Entry // its first entries of the feed of changes
-	parts   []part       // the group's parts (daemon mode), remembered once they land
+	feed    []feed.Entry   // its first entries of the feed of changes
+	news    []news.Article // its news articles, fresh or to come (news.go)
+	parts   []part         // the group's parts (daemon mode), remembered once they land
 }
 
 func (e *Engine) begin(full bool) *run {

@@ -182,7 +182,8 @@ func (e *Engine) keepGroup(r *run, g *scan.Group, rec groupRecord) {
 	}
 	r.account(e.cfg.BaseURL, g, rec.URLs, rec.URLs, nil)
 	r.rep.Unchanged += len(parts)
-	e.noteStaged(r, g, staging{urls: rec.URLs, parts: parts}, partNames(parts))
+	st := staging{urls: rec.URLs, parts: parts, news: e.news.articles(g, nil, r.now)}
+	e.noteStaged(r, g, st, partNames(parts))
 }
 
 func (p partRecord) stamp() fileStamp {

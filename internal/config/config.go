@@ -70,6 +70,10 @@ type Config struct {
 	// written at the root of the output; off while its name is "".
 	Feed Feed `yaml:"feed"`
 
+	// News is the Google News sitemap (news.go); off while its
+	// publication has no name.
+	News News `yaml:"news"`
+
 	// ShrinkGuard refuses a publish that would stop listing more than half
 	// of the pages listed before while their files are still there (left
 	// out by a rule: robots.txt, noindex, canonical…), or that would list

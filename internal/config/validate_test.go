@@ -43,6 +43,15 @@ var validateCases = []struct{ name, yaml string }{
 	{"names clash", "root: site\nbase_url: https://www.sitemapd.test/\nsitemap_name: map.xml\nindex_name: map-2.xml\n"},
 	{"feed", "root: site\nbase_url: https://www.sitemapd.test/\nfeed: {name: x.xml, entries: 0}\n"},
 	{"formats", "root: site\nbase_url: https://www.sitemapd.test/\nformats: [txt, html]\n"},
+	{"news without a name", "root: site\nbase_url: https://www.sitemapd.test/\nnews: {publication: {language: en}, paths: [/news/**]}\n"},
+	{"news values", "root: site\nbase_url: https://www.sitemapd.test/\nindex_name: sitemap-news.xml\nextra_sitemaps: [https://www.sitemapd.test/sitemap-news-2.xml]\nnews:\n" +
+		"  publication: {name: \" The Daily \", language: EN}\n" +
+		"  paths: [\"/news/[\"]\n" +
+		"  publications: [{match: \"\", name: \"\", language: de}, {match: \"/zh/[\", name: Zh, language: zh-hk}]\n"},
+	{"news ok", "root: site\nbase_url: https://www.sitemapd.test/\nextra_sitemaps: [https://www.sitemapd.test/news-sitemap.xml]\nnews:\n" +
+		"  publication: {name: The Daily Test, language: en}\n" +
+		"  paths: [/news/**, \"*.html\"]\n" +
+		"  publications: [{match: \"/de/**\", name: Der Test, language: de}, {match: /zh/**, name: Test, language: zh-tw}]\n"},
 	{"text names a key file", "root: site\nbase_url: https://www.sitemapd.test/\nsitemap_name: abcdefgh.xml\nformats: [xml, txt]\n" +
 		"notify: {endpoints: [{name: in, kind: indexnow, url: https://in.sitemapd.test/indexnow, key: abcdefgh}]}\n"},
 	{"file_mode not octal", "root: site\nbase_url: https://www.sitemapd.test/\nfile_mode: \"rw\"\n"},

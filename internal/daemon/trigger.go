@@ -21,7 +21,9 @@ const (
 	Retry
 	// Due builds again the groups holding pages whose time (a future
 	// mtime, from clock skew or a build host ahead) has come: they get a
-	// lastmod now.
+	// lastmod now; and the news sitemap when its articles change with
+	// the time alone (one's publication time comes, or one turns 48 h
+	// old and leaves), with no group to read.
 	Due
 	// URLFiles is a change of extra_urls files: their sitemaps are
 	// published again.

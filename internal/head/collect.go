@@ -29,14 +29,18 @@ type collected struct {
 	// inserted, against the base URL of that moment).
 	refreshed, toRedirect, afterBase bool
 	redirect                         string
-	// The modification dates: the first non-empty content of each
-	// date meta (by dateMetas), and the JSON-LD nodes that have a
-	// dateModified, in document order.
-	dated [len(dateMetas)]string
+	// The first non-empty content of each meta of metaProps (the
+	// modification dates, the article's), and the JSON-LD nodes that
+	// have a dateModified or are news articles, in document order.
+	props [len(metaProps)]string
 	ld    []ldNode
 	// ldLater are JSON-LD scripts known to be JSON whose nodes are read
 	// only if no meta gives a date: read, they come after those of ld.
 	ldLater [][]byte
+	// title is the raw text of the head's first <title> (hasTitle), for a
+	// news article's title.
+	title    string
+	hasTitle bool
 }
 
 // meta takes in a <meta> of the head.
@@ -44,9 +48,9 @@ func (c *collected) meta(a tagAttrs) {
 	if slices.ContainsFunc(robotsNames, func(n string) bool { return strings.EqualFold(strings.Trim(a.name, htmlSpace), n) }) {
 		c.info.NoIndex = c.info.NoIndex || noindex(a.content)
 	}
-	if a.dateMeta > 0 {
-		if i := a.dateMeta - 1; c.dated[i] == "" {
-			c.dated[i] = strings.Trim(a.content, htmlSpace)
+	for _, r := range a.roles {
+		if r > 0 && c.props[r-1] == "" {
+			c.props[r-1] = strings.Trim(a.content, htmlSpace)
 		}
 	}
 	// http-equiv is an enumerated attribute: its keyword
@@ -128,24 +132,29 @@ func (c *collected) jsonLDLater(src []byte) {
 // head's base URL.
 func (c *collected) finish(pageURL string) (Info, error) {
 	// The modification date, from the metas if one is usable.
-	for i, v := range c.dated {
-		if v != "" && c.info.setModified(dateMetas[i], v) {
+	for i, v := range c.props[:nDateMetas] {
+		if v != "" && c.info.setModified(metaProps[i], v) {
 			break
 		}
 	}
 	for _, src := range c.ldLater {
-		if !c.info.Modified.IsZero() {
-			break
+		// A script that does not name NewsArticle has no news node
+		// (isNewsNode): once a meta gave the date, it has nothing to say.
+		if c.info.Modified.IsZero() || mentionsNews(src) {
+			c.ld, _ = readLD(src, c.ld) // JSON: no error
 		}
-		c.ld, _ = readLD(src, c.ld) // JSON: no error
 	}
 	// JSON-LD nodes that name a page have to be matched with this one.
-	ldMatch := c.info.Modified.IsZero() && slices.ContainsFunc(c.ld, func(n ldNode) bool { return len(n.ids) > 0 })
-	if c.info.Modified.IsZero() && len(c.ld) > 0 && !ldMatch {
-		c.ld[0].setModified(&c.info)
+	firstDated := slices.IndexFunc(c.ld, func(n ldNode) bool { return n.dated })
+	wantDate := c.info.Modified.IsZero() && firstDated >= 0
+	ldMatch := wantDate && slices.ContainsFunc(c.ld, func(n ldNode) bool { return n.dated && len(n.ids) > 0 })
+	if wantDate && !ldMatch {
+		c.ld[firstDated].setModified(&c.info)
 	}
+	newsMatch := slices.ContainsFunc(c.ld, func(n ldNode) bool { return n.news && len(n.ids) > 0 })
 
-	if !c.hasBase && len(c.canon) == 0 && len(c.alts) == 0 && !c.toRedirect && !ldMatch {
+	if !c.hasBase && len(c.canon) == 0 && len(c.alts) == 0 && !c.toRedirect && !ldMatch && !newsMatch {
+		c.article(c.newsNode(nil))
 		return c.info, nil
 	}
 	doc, err := url.Parse(pageURL)
@@ -161,21 +170,26 @@ func (c *collected) finish(pageURL string) (Info, error) {
 			c.info.Problems = append(c.info.Problems, fmt.Sprintf("<base href=%q> ignored: %v", c.base, err))
 		}
 	}
+	// Whether a JSON-LD node is about this page: its "url" or "@id"
+	// names it. The document's base URL is JSON-LD's base.
+	names := func(m ldNode) bool {
+		return slices.ContainsFunc(m.ids, func(id string) bool {
+			u, err := resolve(page, id)
+			return err == nil && samePage(u, doc)
+		})
+	}
 	if ldMatch {
-		// The node about this page, or else the first. The document's
-		// base URL is JSON-LD's base.
-		n := c.ld[0]
+		// The node about this page, or else the first.
+		n := c.ld[firstDated]
 		for _, m := range c.ld {
-			if slices.ContainsFunc(m.ids, func(id string) bool {
-				u, err := resolve(page, id)
-				return err == nil && samePage(u, doc)
-			}) {
+			if m.dated && names(m) {
 				n = m
 				break
 			}
 		}
 		n.setModified(&c.info)
 	}
+	c.article(c.newsNode(names))
 	if c.toRedirect && clean(c.redirect) != "" { // an empty URL is the page itself
 		against := doc
 		if c.afterBase {

@@ -10,15 +10,26 @@ import (
 	"unicode/utf8"
 )
 
-// dateMetas are the meta properties that say when a page was last
-// modified, first the one that counts first.
-var dateMetas = [...]string{"article:modified_time", "og:updated_time"}
+// metaProps are the meta properties whose first non-empty content is
+// kept: first those that say when a page was last modified (nDateMetas of
+// them), the one that counts first first; then those of a news article
+// (article.go).
+var metaProps = [...]string{"article:modified_time", "og:updated_time", "og:type", "article:published_time", "og:title"}
 
-// dateMeta is 1 + the index in dateMetas of a property attribute's value,
+// nDateMetas are the modification dates' metas, first in metaProps; the
+// indexes of the article's follow.
+const (
+	nDateMetas  = 2
+	propOGType  = 2
+	propPubTime = 3
+	propOGTitle = 4
+)
+
+// metaProp is 1 + the index in metaProps of a property attribute's value,
 // in any case and between any white space, or 0 if it is none of them.
-func dateMeta(v []byte) int {
+func metaProp(v []byte) int {
 	v = bytes.Trim(v, htmlSpace)
-	for i, m := range dateMetas {
+	for i, m := range metaProps {
 		if bytes.EqualFold(v, []byte(m)) {
 			return i + 1
 		}
@@ -26,10 +37,27 @@ func dateMeta(v []byte) int {
 	return 0
 }
 
-// dateMetaName is dateMeta for a name attribute's value.
-func dateMetaName(v string) int {
+// metaRoles are what a meta tag with a content is of metaProps, given
+// what its property attribute (byProp) and its name (byName) say (1 + an
+// index in metaProps, or 0): a modification date and an article's
+// property, each by its property if that is one, or else by its name.
+func metaRoles(byProp, byName int) (roles [2]int) {
+	for _, i := range [...]int{byProp, byName} {
+		k := 0
+		if i-1 >= nDateMetas {
+			k = 1
+		}
+		if i > 0 && roles[k] == 0 {
+			roles[k] = i
+		}
+	}
+	return roles
+}
+
+// metaPropName is metaProp for a name attribute's value.
+func metaPropName(v string) int {
 	v = strings.Trim(v, htmlSpace)
-	for i, m := range dateMetas {
+	for i, m := range metaProps {
 		if strings.EqualFold(v, m) {
 			return i + 1
 		}
@@ -62,11 +90,18 @@ func clip(v string) string {
 	return v[:cut] + "…"
 }
 
-// ldNode is a JSON-LD node with a dateModified.
+// ldNode is a JSON-LD node with a dateModified (dated), or of a news
+// article's type (news), or both.
 type ldNode struct {
-	ids  []string // its "url" and "@id" strings, as written
-	date string   // its dateModified, if str; else the JSON of it
-	str  bool
+	ids   []string // its "url" and "@id" strings, as written
+	date  string   // its dateModified, if str; else the JSON of it
+	str   bool
+	dated bool
+	// news: its @type is NewsArticle or one of its schema.org subtypes;
+	// then published and headline are its datePublished and headline
+	// ("" when not a string).
+	news                bool
+	published, headline string
 }
 
 // setModified sets info.Modified from the node's dateModified, or adds a
@@ -80,7 +115,7 @@ func (n ldNode) setModified(info *Info) {
 }
 
 // readLD appends to nodes those of a JSON-LD script that have a
-// dateModified: the script's top-level object, or the objects of its
+// dateModified or are news articles: the script's top-level object, or the objects of its
 // top-level array, each followed by the objects of its "@graph". It
 // returns an error only for a script that is not JSON; an empty one is
 // not an error.
@@ -123,7 +158,12 @@ func ldObjects(src []byte, nodes []ldNode, graph bool) ([]ldNode, error) {
 			}
 			continue // not an object
 		}
-		if n, ok := ldDate(m); ok {
+		n, dated := ldDate(m)
+		n.dated = dated
+		if isNewsNode(m) {
+			n.news, n.published, n.headline = true, ldText(m["datePublished"]), ldText(m["headline"])
+		}
+		if n.dated || n.news {
 			for _, k := range []string{"url", "@id"} {
 				var id string
 				if json.Unmarshal(m[k], &id) == nil {

@@ -165,6 +165,9 @@ func (f *fast) rawText(b []byte) (bodyStarts bool) {
 	if f.raw && f.rawName == "noscript" && f.template == 0 && !f.c.refreshed && hasMetaTag(b) {
 		f.c.noscript(b)
 	}
+	if f.raw && f.rawName == "title" && f.template == 0 {
+		f.c.titleText(b)
+	}
 	if f.raw {
 		return false
 	}

@@ -255,6 +255,9 @@ func FuzzFastMatchesTokenizer(f *testing.F) {
 	for _, tc := range modifiedCases {
 		f.Add([]byte(tc.page))
 	}
+	for _, tc := range articleCases {
+		f.Add([]byte(tc.page))
+	}
 	for _, s := range adversarial {
 		f.Add([]byte(s))
 		f.Add([]byte(inHeadPage(s)))

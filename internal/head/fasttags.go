@@ -125,16 +125,18 @@ func (f *fast) meta() {
 		}
 	}
 	if f.first[kContent] >= 0 {
-		date := 0
-		if prop, ok := f.value(kProperty); ok && isDateMeta(prop) {
-			date = dateMeta(prop)
+		byProp, byName := 0, 0
+		if prop, ok := f.value(kProperty); ok && isMetaProp(prop) {
+			byProp = metaProp(prop)
 		}
-		if date == 0 && isDateMeta(name) {
-			date = dateMeta(name)
+		if isMetaProp(name) {
+			byName = metaProp(name)
 		}
-		if date > 0 && f.c.dated[date-1] == "" {
-			content, _ := f.value(kContent)
-			f.c.dated[date-1] = string(bytes.Trim(content, htmlSpace))
+		for _, r := range metaRoles(byProp, byName) {
+			if r > 0 && f.c.props[r-1] == "" {
+				content, _ := f.value(kContent)
+				f.c.props[r-1] = string(bytes.Trim(content, htmlSpace))
+			}
 		}
 	}
 	if he, ok := f.value(kHTTPEquiv); ok && !f.c.refreshed && bytes.EqualFold(he, []byte("refresh")) {
@@ -158,8 +160,8 @@ func firstFolds(v []byte, c byte) bool {
 	return false
 }
 
-// isDateMeta reports whether dateMeta(v) may be other than 0.
-func isDateMeta(v []byte) bool {
+// isMetaProp reports whether metaProp(v) may be other than 0.
+func isMetaProp(v []byte) bool {
 	return firstFolds(v, 'a') || firstFolds(v, 'o')
 }
 

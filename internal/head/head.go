@@ -5,7 +5,9 @@
 // and when the page says it was last modified (Info.Modified, for its
 // <lastmod>): an Open Graph article:modified_time or og:updated_time meta
 // tag, or the dateModified of a schema.org JSON-LD block in the head, as
-// Hugo, WordPress SEO plugins and Ghost write them.
+// Hugo, WordPress SEO plugins and Ghost write them; and whether the page is
+// a news article, when it was published and its title (Info.Article, for
+// a Google News sitemap).
 //
 // It reads heads as golang.org/x/net/html's tokenizer does, so comments,
 // CDATA sections, raw text (script, style, title), character references
@@ -85,6 +87,9 @@ type Info struct {
 	// problem and the next one is tried. A date in the future is
 	// returned as it is: whether to believe it is the caller's call.
 	Modified time.Time
+	// Article is what the head says of the page as a news article
+	// (Article); its Published is zero when it says it is none.
+	Article Article
 	// Truncated: the head did not end within Limit bytes.
 	Truncated bool
 	// Problems are links (and a meta refresh's URL) that were left out

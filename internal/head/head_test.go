@@ -38,9 +38,15 @@ func format(info Info) string {
 	if !info.Modified.IsZero() {
 		fmt.Fprintf(&b, "modified: %s\n", info.Modified.Format(time.RFC3339Nano))
 	}
+	if !info.Article.Published.IsZero() {
+		fmt.Fprintf(&b, "article: %s %q\n", info.Article.Published.Format(time.RFC3339Nano), info.Article.Title)
+	}
 	fmt.Fprintf(&b, "truncated: %v\n", info.Truncated)
 	for _, p := range info.Problems {
 		fmt.Fprintf(&b, "problem: %s\n", p)
+	}
+	for _, p := range info.Article.Problems {
+		fmt.Fprintf(&b, "article problem: %s\n", p)
 	}
 	return b.String()
 }

@@ -43,6 +43,9 @@ loop:
 			if wasRaw && rawTag == "noscript" && template == 0 {
 				c.noscript(z.Raw())
 			}
+			if wasRaw && rawTag == "title" && template == 0 {
+				c.titleText(z.Raw())
+			}
 			if wasRaw || template > 0 {
 				continue
 			}
@@ -109,10 +112,10 @@ loop:
 type tagAttrs struct {
 	name, content, rel, href, hreflang, httpEquiv string
 	has                                           uint8 // which were present
-	// dateMeta is 1 + the index in dateMetas of the date meta that the
-	// property, or else the name, says the tag is; 0 if none.
-	dateMeta int
-	property int // the same, by the property attribute alone
+	// roles are what the tag is of metaProps (metaRoles), for a tag with
+	// a content.
+	roles    [2]int
+	property int // 1 + the index in metaProps of the property attribute, or 0
 }
 
 const (
@@ -151,7 +154,7 @@ func readAttrs(z *html.Tokenizer) tagAttrs {
 		case "property":
 			// Only compared, not copied: most are og:title and such.
 			if a.has&hasProperty == 0 {
-				a.property, a.has = dateMeta(v), a.has|hasProperty
+				a.property, a.has = metaProp(v), a.has|hasProperty
 			}
 			continue
 		default:
@@ -161,12 +164,8 @@ func readAttrs(z *html.Tokenizer) tagAttrs {
 			*dst, a.has = string(v), a.has|bit
 		}
 	}
-	a.dateMeta = a.property
-	if a.dateMeta == 0 {
-		a.dateMeta = dateMetaName(a.name)
-	}
-	if a.has&hasContent == 0 {
-		a.dateMeta = 0
+	if a.has&hasContent != 0 {
+		a.roles = metaRoles(a.property, metaPropName(a.name))
 	}
 	return a
 }

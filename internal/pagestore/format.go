@@ -14,6 +14,7 @@ import (
 // its head hides it (a tree.Reason), its packed alternates and (from
 // version 4 on) its packed images. From version 5 on, a listing that keeps
 // prints has each page's print and parts (8 bytes each) after its sum.
+// From version 6 on, each page ends with its packed news article.
 
 // modelBlock is the first byte of the payload of a block that holds the
 // template model (version 5 on), where a listing's block has its Kept:
@@ -65,6 +66,7 @@ func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 		p = append(p, byte(h.Out))
 		p = appendString(p, h.Alts)
 		p = appendString(p, h.Images)
+		p = appendString(p, h.News)
 	})
 	b = binary.AppendUvarint(b, uint64(len(p)))
 	b = append(b, p...)
@@ -95,8 +97,8 @@ func payloadDir(payload []byte) []byte {
 // the pages' stamps are NoStamp (their heads are not to be trusted).
 func decodeListing(b []byte, v version, noStamps bool) (*tree.Listing, error) {
 	var pages []tree.Page
-	kept, err := scanPayload(b, v, func(n int) { pages = make([]tree.Page, 0, n) }, func(name, alts, images []byte, p *tree.Page) {
-		p.Name, p.Head.Alts, p.Head.Images = string(name), string(alts), string(images)
+	kept, err := scanPayload(b, v, func(n int) { pages = make([]tree.Page, 0, n) }, func(name, alts, images, art []byte, p *tree.Page) {
+		p.Name, p.Head.Alts, p.Head.Images, p.Head.News = string(name), string(alts), string(images), string(art)
 		if noStamps {
 			p.Stamp = tree.NoStamp
 		}
@@ -109,10 +111,10 @@ func decodeListing(b []byte, v version, noStamps bool) (*tree.Listing, error) {
 }
 
 // scanPayload checks a payload of a store of version v and, if page is
-// not nil, hands it each page (without name, alternates and images, given
-// as bytes), after start with their number. Checking alone allocates
-// nothing.
-func scanPayload(b []byte, v version, start func(n int), page func(name, alts, images []byte, p *tree.Page)) (tree.Kept, error) {
+// not nil, hands it each page (without name, alternates, images and
+// article, given as bytes), after start with their number. Checking alone
+// allocates nothing.
+func scanPayload(b []byte, v version, start func(n int), page func(name, alts, images, art []byte, p *tree.Page)) (tree.Kept, error) {
 	if len(b) == 0 {
 		return 0, errCorrupt
 	}
@@ -137,7 +139,7 @@ func scanPayload(b []byte, v version, start func(n int), page func(name, alts, i
 	}
 	for range n {
 		var p tree.Page
-		var name, alts, images []byte
+		var name, alts, images, art []byte
 		if name, off, err = readBytes(b, off); err != nil {
 			return 0, err
 		}
@@ -176,8 +178,13 @@ func scanPayload(b []byte, v version, start func(n int), page func(name, alts, i
 				return 0, err
 			}
 		}
+		if v >= 6 {
+			if art, off, err = readBytes(b, off); err != nil {
+				return 0, err
+			}
+		}
 		if page != nil {
-			page(name, alts, images, &p)
+			page(name, alts, images, art, &p)
 		}
 	}
 	if off != len(b) {

@@ -1,7 +1,8 @@
 // Package pagestore keeps, in state_dir, what sitemapd knows of each page
 // between processes: the stamp of its file when it was last read, its
-// Time (what its lastmod shows), its content hash, what its head said and
-// (pages.images) the images it shows.
+// Time (what its lastmod shows), its content hash, what its head said,
+// (pages.images) the images it shows and (news.publication) the news
+// article it is.
 // A process that finds a page of the same stamp needs none of its bytes.
 //
 // Losing the heads costs time only (they are read again); losing the times
@@ -30,6 +31,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -60,12 +62,17 @@ func Exists(stateDir string) bool {
 // version 4. Version 5 may keep each page's print too (pages.lastmod:
 // significant), and is the version written. Older versions are read:
 // their pages have no print, and get one when next read, keeping their
-// times (the first build after an upgrade moves no lastmod).
-const magic = "sitemapd pages 5\n"
+// times (the first build after an upgrade moves no lastmod). Version 6
+// keeps each page's news article too (news.publication set), and is the
+// version written; in a store of an older version no page is one, and
+// turning the news sitemap on changes the Heads key, so every page is
+// read again for its article, its time and hash kept.
+const magic = "sitemapd pages 6\n"
 
-// magicV4 and magicV3 start stores of versions 4 and 3, the same length
-// as magic.
+// magicV5, magicV4 and magicV3 start stores of versions 5, 4 and 3, the
+// same length as magic.
 const (
+	magicV5 = "sitemapd pages 5\n"
 	magicV4 = "sitemapd pages 4\n"
 	magicV3 = "sitemapd pages 3\n"
 )
@@ -111,6 +118,11 @@ func headsKey(cfg *config.Config) []byte {
 		cfg.Root, cfg.BaseURL, p.PrettyURLs, p.IndexFiles, p.NoIndex, p.Canonical, p.Hreflang, p.Redirects, head.Limit)
 	if p.Images {
 		b = fmt.Appendf(b, " images %q %d %d", p.ImageHosts, head.BodyLimit, sitemap.MaxImages)
+	}
+	if cfg.News.On() {
+		// Whether pages keep their articles; which publication and
+		// paths they go to is the build's (news.Rules), not the heads'.
+		b = fmt.Appendf(b, " news %d", news.MaxTitle)
 	}
 	return b
 }
@@ -218,6 +230,8 @@ func checkHeader(data []byte, keys Keys, headsLost *bool) (version, error) {
 	var v version
 	switch {
 	case bytes.HasPrefix(data, []byte(magic)):
+		v = 6
+	case bytes.HasPrefix(data, []byte(magicV5)):
 		v = 5
 	case bytes.HasPrefix(data, []byte(magicV4)):
 		v = 4

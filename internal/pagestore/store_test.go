@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -24,6 +26,10 @@ var listings = map[string]*tree.Listing{
 		{Name: "b.html", Time: -2, Stamp: 22, Sum: 222, Head: tree.Head{Out: tree.NoIndex}},
 		{Name: "c.html", Time: 3, Stamp: tree.NoStamp, Sum: 333, Head: tree.Head{Alts: "de\x00https://example.com/de/\x00"}},
 	}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{}),
+	"news": tree.NewListing([]tree.Page{
+		{Name: "n.html", Time: 10, Stamp: 1010, Head: tree.Head{News: news.Pack(time.Unix(1_764_000_000, 5), "Rates rise\x00 & fall")}},
+		{Name: "o.html", Time: 11, Stamp: 1111},
+	}, tree.KeepStamps, nil, tree.DirID{}),
 	"":     tree.NewListing([]tree.Page{{Name: "i.html", Time: 4, Stamp: 5}}, tree.KeepStamps, nil, tree.DirID{}),
 	"sums": tree.NewListing([]tree.Page{{Name: "s.pdf", Time: 6, Sum: 7}}, tree.KeepSums, nil, tree.DirID{}),
 	"prints": tree.NewListing([]tree.Page{
@@ -248,12 +254,13 @@ func TestImagesRoundTrip(t *testing.T) {
 }
 
 // TestReadsOlderVersions reads stores that earlier versions wrote: the
-// version before images (testdata/v3.pages.hex) and the one before prints
-// (v4): their pages, with no images and no prints, under their keys; and
+// version before images (testdata/v3.pages.hex), the one before prints
+// (v4) and the one before news articles (v5): their pages, with no
+// images, prints or articles, under their keys; and
 // their heads lost under other head rules (pages.images turned on), their
 // times and sums kept.
 func TestReadsOlderVersions(t *testing.T) {
-	for _, v := range []string{"v3", "v4"} {
+	for _, v := range []string{"v3", "v4", "v5"} {
 		t.Run(v, func(t *testing.T) { readsOlder(t, "testdata/"+v+".pages.hex") })
 	}
 }
@@ -302,6 +309,25 @@ func readsOlder(t *testing.T, fixture string) {
 	// Appends go to stores of this version only.
 	if _, err := Append(path, testKeys, nil); err == nil {
 		t.Error("appended to a store of an older version")
+	}
+}
+
+// TestKeysNews: turning the news sitemap on changes the Heads key (pages
+// are read again for their articles), not the Times key; which
+// publications and paths it has changes neither (the build applies them).
+func TestKeysNews(t *testing.T) {
+	cfg := config.Default()
+	cfg.Root, cfg.BaseURL = "/srv/www", "https://static.test/"
+	off := KeysFor(&cfg)
+	cfg.News.Publication = config.Publication{Name: "The Daily Test", Language: "en"}
+	on := KeysFor(&cfg)
+	if on.Times != off.Times || on.Heads == off.Heads {
+		t.Errorf("news on: times key changed %v, heads key changed %v; want false, true", on.Times != off.Times, on.Heads != off.Heads)
+	}
+	cfg.News.Paths = []string{"/news/**"}
+	cfg.News.Publication.Language = "de"
+	if KeysFor(&cfg) != on {
+		t.Error("news.paths or the language changed the keys")
 	}
 }
 

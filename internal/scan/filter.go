@@ -129,7 +129,8 @@ func NewFilter(cfg *config.Config) *Filter {
 	// Text sitemaps count as outputs even when they are off, so that the
 	// ones written before are found and removed (if the record says they
 	// are ours).
-	f := &Filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName()}, keyFiles: cfg.KeyFiles(), extraURL: cfg.IsExtraName}
+	// So do news sitemaps, on or off.
+	f := &Filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName(), cfg.NewsName()}, keyFiles: cfg.KeyFiles(), extraURL: cfg.IsExtraName}
 	for _, e := range cfg.Pages.Extensions {
 		f.exts = append(f.exts, strings.ToLower(e))
 	}
@@ -146,8 +147,8 @@ func NewFilter(cfg *config.Config) *Filter {
 }
 
 // IsOutput reports whether a base name is one of sitemapd's sitemaps,
-// indexes or text sitemaps (some part of one, gzipped or not), those of
-// extra_urls files included.
+// indexes, text sitemaps or news sitemaps (some part of one, gzipped or
+// not), those of extra_urls files included.
 func (f *Filter) IsOutput(name string) bool {
 	if f.extraURL(name) {
 		return true

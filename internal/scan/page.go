@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/head"
+	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -359,7 +360,24 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel, loc string, info head.Info
 	}
 	if p.Head.Hidden() {
 		w.leave(g, p.Head.Out, loc, rel, elsewhere)
+	} else if s.news {
+		p.Head.News = w.article(path, info.Article)
 	}
+}
+
+// article is what a listed page keeps of the news article its head says
+// it is (news.Pack), with the news sitemap on; why a page that says it is
+// one is none, or one published in the future, is logged as it is read
+// (once a version of the page).
+func (w *Walk) article(path string, a head.Article) string {
+	for _, problem := range a.Problems {
+		w.log.Warn("not in the news sitemap: "+problem, zap.String("path", path))
+	}
+	if a.Published.After(w.o.Now) {
+		w.log.Warn("news article published in the future: not in the news sitemap until then",
+			zap.String("path", path), zap.Time("published", a.Published))
+	}
+	return news.Pack(a.Published, a.Title)
 }
 
 // Summary logs what heads did in the walk, in place of a line per page:

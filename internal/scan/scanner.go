@@ -27,7 +27,8 @@ type Scanner struct {
 	rules  []rule
 	robots robots.Rules
 	depth  tree.Depth
-	heads  bool // some head rule is on: HTML pages' heads are read
+	heads  bool // some head rule, or the news sitemap, is on: HTML pages' heads are read
+	news   bool // the news sitemap is on: pages keep the articles they are
 	// images, if set, is the rule of pages.images: HTML pages' bodies
 	// are read for the images they show.
 	images  *imageRule
@@ -66,7 +67,8 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 	p := &cfg.Pages
 	s := &Scanner{
 		cfg: cfg, log: log, loc: loc, filter: NewFilter(cfg), rules: compileRules(p.Rules),
-		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects || p.HeadDates,
+		depth: tree.Depth(cfg.Depth), heads: p.NoIndex || p.Canonical || p.Hreflang || p.Redirects || p.HeadDates || cfg.News.On(),
+		news:    cfg.News.On(),
 		content: p.LastModFrom.KeepsTimes() && !opts.MTimeOnly,
 		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
 		images: newImageRule(cfg),

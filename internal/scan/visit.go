@@ -230,8 +230,11 @@ func (w *Walk) store(v *visit, l *dirList) {
 		// bytes a page where its listings are some 40, and groups are
 		// read many at once.
 		for i := range l.pages {
-			if !l.pages[i].Head.Hidden() {
-				g.URLs = append(g.URLs, l.pages[i].URL)
+			if p := &l.pages[i]; !p.Head.Hidden() {
+				g.URLs = append(g.URLs, p.URL)
+				if p.Head.News != "" {
+					g.Articles = append(g.Articles, Article{Dir: v.rel, Name: p.Name, News: p.Head.News})
+				}
 			}
 		}
 		return

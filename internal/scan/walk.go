@@ -46,6 +46,10 @@ type Group struct {
 	// Listings are the directories read, for the daemon's memory of the
 	// tree (WalkOptions.Record only).
 	Listings map[string]*tree.Listing
+	// Articles are the news articles (news.publication) of the pages
+	// listed of directories not recorded, whose listings are not kept;
+	// those of the others are in Listings (tree.Listing.Articles).
+	Articles []Article
 	// Left are the pages the read left out, though their files exist.
 	Left LeftOut
 	// Due is the earliest time still to come of a page it lists (Unix
@@ -63,6 +67,11 @@ type Group struct {
 	pending atomic.Int64 // directory visits not yet finished
 	mu      sync.Mutex
 }
+
+// Article is a page of a group that is a news article: its directory
+// (relative to the root), name and what it keeps of the article
+// (tree.Head.News).
+type Article struct{ Dir, Name, News string }
 
 // Relinked is a page with more than one name whose file changed.
 type Relinked struct {

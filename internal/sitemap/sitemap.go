@@ -82,6 +82,10 @@ type Encoder struct {
 	Stylesheet string
 }
 
+// Header is what starts every document: the XML declaration, the
+// stylesheet's instruction if there is one, and Marker, each on a line.
+func (e Encoder) Header() string { return e.header() }
+
 func (e Encoder) header() string {
 	h := `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
 	if e.Stylesheet != "" {

@@ -1,6 +1,9 @@
 package tree
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // builder packs pages into a Listing one at a time, from Pages or from
 // another listing's entries: NewListing and Amend make listings the same
@@ -76,12 +79,18 @@ func (b *builder) put(name string, t int64, words [4]uint64, h Head) {
 	if l.images != nil {
 		l.images = append(l.images, h.Images)
 	}
+	if h.News != "" {
+		l.news = append(l.news, article{i, h.News})
+	}
 }
 
 func (b *builder) finish(subdirs []string, id DirID) *Listing {
 	l := b.l
 	if len(l.times) != b.n {
 		panic("tree: listing built with another number of pages than announced")
+	}
+	if cap(l.news) > len(l.news) {
+		l.news = slices.Clone(l.news) // kept for as long as the daemon runs
 	}
 	l.names = b.names.String()
 	if b.shared != "" {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -182,5 +183,45 @@ func TestPairIsByName(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d:\nwas %v\nis  %v\ngot  %v\nwant %v", round, was, is, got, want)
 		}
+	}
+}
+
+// TestArticles: a listing keeps the news articles of the pages that are
+// one, at their index, through an Amend that removes, edits and adds
+// pages around them; Articles gives the listed ones, by name, in order.
+func TestArticles(t *testing.T) {
+	l := NewListing([]Page{
+		{Name: "a.html"},
+		{Name: "b.html", Head: Head{News: "B"}},
+		{Name: "c.html"},
+		{Name: "d.html", Head: Head{News: "D", Out: NoIndex}},
+		{Name: "e.html", Head: Head{News: "E"}},
+	}, KeepStamps, nil, DirID{})
+	articles := func(l *Listing) string {
+		var s []string
+		l.Articles(func(name, packed string) { s = append(s, name+"="+packed) })
+		return strings.Join(s, " ")
+	}
+	heads := func(l *Listing) string {
+		var s []string
+		l.All(func(i int, name string) { s = append(s, name+"="+l.Head(i).News) })
+		return strings.Join(s, " ")
+	}
+	if got, want := articles(l), "b.html=B e.html=E"; got != want {
+		t.Errorf("articles %q, want %q", got, want)
+	}
+	if got, want := heads(l), "a.html= b.html=B c.html= d.html=D e.html=E"; got != want {
+		t.Errorf("heads %q, want %q", got, want)
+	}
+	m := l.Amend(KeepStamps, map[string]*Page{"a.html": nil, "c.html": {Name: "c.html", Head: Head{News: "C"}}, "e.html": {Name: "e.html"}},
+		[]Page{{Name: "f.html", Head: Head{News: "F"}}}, nil)
+	if got, want := heads(m), "b.html=B c.html=C d.html=D e.html= f.html=F"; got != want {
+		t.Errorf("amended: heads %q, want %q", got, want)
+	}
+	if got, want := articles(m), "b.html=B c.html=C f.html=F"; got != want {
+		t.Errorf("amended: articles %q, want %q", got, want)
+	}
+	if n := NewListing([]Page{{Name: "x.html"}}, KeepStamps, nil, DirID{}); n.news != nil {
+		t.Error("a listing without articles keeps a slice for them")
 	}
 }

@@ -25,13 +25,19 @@ func (l *Listing) Digest(dir string) uint64 {
 		d.WriteString(name)
 		// After the name, a NUL (never in a name: the name ends here),
 		// the time, why the head keeps the page out, and where the
-		// alternates end and the images begin.
+		// alternates end and the images begin; then where the images
+		// end and the article begins.
 		b[0] = 0
 		binary.LittleEndian.PutUint64(b[1:], uint64(l.times[i]))
 		binary.LittleEndian.PutUint64(b[9:], uint64(h.Out)<<56|uint64(len(h.Alts)))
 		d.Write(b[:])
 		d.WriteString(h.Alts)
 		d.WriteString(h.Images)
+		if h.News != "" {
+			binary.LittleEndian.PutUint64(b[1:], uint64(len(h.Images)))
+			d.Write(b[:9])
+			d.WriteString(h.News)
+		}
 		sum += d.Sum64()
 	})
 	// The directory and the number of pages bind the sum to this listing.

@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -98,11 +99,13 @@ func wordsPerPage(keep Kept) int {
 // Head is what is kept of what a page's HTML says: whether its head keeps
 // the page out of the sitemap, and why (a Reason that FromHead, or
 // Listed), the page's hreflang alternates, packed (PackAlternate), and
-// the images it shows (pages.images), packed (PackImage).
+// the images it shows (pages.images), packed (PackImage), and, with
+// the news sitemap on, the news article it is, packed (news.Pack).
 type Head struct {
 	Out    Reason
 	Alts   string // hreflang, NUL, href, NUL, … ("" for none)
 	Images string // URL, NUL, URL, NUL, … ("" for none)
+	News   string // news.Pack's ("" for none)
 }
 
 // Hidden reports whether the head keeps the page out of the sitemap.
@@ -175,9 +178,10 @@ type Listing struct {
 	times   []int64  // Page.Time, one per name
 	words   []uint64 // a column of one word a page for each kept column (columns): Stamp, Sum, Print, Parts
 	kept    Kept
-	out     []Reason // why each page is hidden; nil when none is
-	alts    []string // packed alternates (Head.Alts); nil when no page has any
-	images  []string // packed images (Head.Images); nil when no page has any
+	out     []Reason  // why each page is hidden; nil when none is
+	alts    []string  // packed alternates (Head.Alts); nil when no page has any
+	images  []string  // packed images (Head.Images); nil when no page has any
+	news    []article // the pages that are news articles, by index; nil when none is
 	subdirs []string
 	id      DirID // the directory itself: a new one at the same path is another
 	latest  int64 // the latest time of a listed page (0 for none): Latest
@@ -269,6 +273,32 @@ func (l *Listing) Each(f func(i int, name string, t int64)) {
 	})
 }
 
+// Articles calls f for every listed page of the listing that is a news
+// article, with what it keeps of it (Head.News): nothing to do for a
+// listing without any.
+func (l *Listing) Articles(f func(name, packed string)) {
+	if l.news == nil {
+		return
+	}
+	next := 0
+	l.All(func(i int, name string) {
+		if next < len(l.news) && l.news[next].i == i {
+			if l.listed(i) {
+				f(name, l.news[next].packed)
+			}
+			next++
+		}
+	})
+}
+
+// article is a page of a listing that is a news article: its index and
+// what it keeps of it (Head.News). Few pages of a site are articles: a
+// listing keeps theirs only, not a column for all its pages.
+type article struct {
+	i      int
+	packed string
+}
+
 // listed reports whether page i is listed (its head does not hide it).
 func (l *Listing) listed(i int) bool { return l.out == nil || l.out[i] == Listed }
 
@@ -317,6 +347,11 @@ func (l *Listing) Head(i int) Head {
 	}
 	if l.images != nil {
 		h.Images = l.images[i]
+	}
+	if l.news != nil {
+		if j, ok := slices.BinarySearchFunc(l.news, i, func(a article, i int) int { return a.i - i }); ok {
+			h.News = l.news[j].packed
+		}
 	}
 	return h
 }
