@@ -65,6 +65,7 @@ type staging struct {
 	read    map[string]*tree.Listing
 	feed    []feed.Entry // its first entries of the feed of changes
 	parts   []part       // the group's parts (daemon mode), remembered once they land
+	left    *groupLeft   // what it lists and leaves out, for the status page
 }
 
 func (e *Engine) begin(full bool) *run {

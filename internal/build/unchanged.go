@@ -182,7 +182,7 @@ func (e *Engine) keepGroup(r *run, g *scan.Group, rec groupRecord) {
 	}
 	r.account(e.cfg.BaseURL, g, rec.URLs, rec.URLs, nil)
 	r.rep.Unchanged += len(parts)
-	e.noteStaged(r, g, staging{urls: rec.URLs, parts: parts}, partNames(parts))
+	e.noteStaged(r, g, staging{urls: rec.URLs, parts: parts, left: e.model.left.next(g, nil, rec.URLs)}, partNames(parts))
 }
 
 func (p partRecord) stamp() fileStamp {
