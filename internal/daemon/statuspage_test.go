@@ -57,6 +57,20 @@ func TestStatusPage(t *testing.T) {
 		addr, rcv.URL+"/indexnow?token="+statusToken, statusKey))
 	h.write("blog/a.html")
 	h.write("blog/b.html")
+	// Pages left out, per group: in /blog/ one noindex, in /docs/ one
+	// redirect stub and one that names another page canonical. Written
+	// after the first publish, they come in changes, not a full build.
+	writeHead := func(rel, head string) {
+		t.Helper()
+		h.write(rel)
+		if err := os.WriteFile(h.path(rel), []byte("<html><head>"+head+"</head></html>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeHead("blog/hidden.html", `<meta name="robots" content="noindex">`)
+	writeHead("docs/index.html", `<title>docs</title>`)
+	writeHead("docs/moved.html", `<meta http-equiv="refresh" content="0; url=/docs/">`)
+	writeHead("docs/copy.html", `<link rel="canonical" href="https://static.test/docs/">`)
 	h.sync()
 	h.waitFor("blog/a.html submitted", func() bool { return received("https://static.test/blog/a.html") })
 
@@ -87,7 +101,17 @@ func TestStatusPage(t *testing.T) {
 	for _, want := range []string{
 		"https://static.test/",
 		"health: ok",
-		"listed: 3 URLs in 2 sitemaps", // index.html, blog/a.html, blog/b.html in / and /blog/
+		"listed: 4 URLs in 3 sitemaps", // index.html, blog/a.html, blog/b.html, docs/ in /, /blog/, /docs/
+		"groups (3; those with pages left out first):\n" +
+			"  /blog/  2 listed, 1 left out\n" +
+			"    noindex: 1\n" +
+			"      https://static.test/blog/hidden.html\n" +
+			"  /docs/  1 listed, 2 left out\n" +
+			"    canonical elsewhere: 1\n" +
+			"      https://static.test/docs/copy.html\n" +
+			"    redirect: 1\n" +
+			"      https://static.test/docs/moved.html\n" +
+			"  /  1 listed\n",
 		"owed to search engines: 0 URLs",
 		"receiver  http://127.0.0.1:",
 		"last answer HTTP 200",
@@ -102,7 +126,7 @@ func TestStatusPage(t *testing.T) {
 	if !strings.Contains(sub, "receiver") || !strings.Contains(sub, "HTTP 200") {
 		t.Errorf("no submission answered HTTP 200:\n%s", sub)
 	}
-	for _, want := range []string{"receiver", "HTTP 200", "initial build", "https://static.test/"} {
+	for _, want := range []string{"receiver", "HTTP 200", "initial build", "https://static.test/", "https://static.test/docs/moved.html"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
