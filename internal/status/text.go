@@ -73,7 +73,10 @@ func (s Snapshot) WriteText(w io.Writer) error {
 			}
 		}
 	}
-	if p.MoreGroups > 0 {
+	switch {
+	case p.MoreLeftOut > 0:
+		t.line("  and %s more, %s of them with pages left out", count(p.MoreGroups), count(p.MoreLeftOut))
+	case p.MoreGroups > 0:
 		t.line("  and %s more, every page of which is listed", count(p.MoreGroups))
 	}
 
