@@ -93,9 +93,7 @@ func (h *history) publish(p status.Publish) {
 // submission records a request the notifier made (ping.WithObserver).
 func (h *history) submission(a ping.Attempt) {
 	if h != nil {
-		h.saved(h.h.RecordSubmission(status.Submission{
-			At: a.At, Endpoint: a.Endpoint, URLs: a.URLs, Status: a.Status, Error: status.Classify(a.Err),
-		}))
+		h.saved(h.h.RecordSubmission(status.SubmissionOf(a)))
 	}
 }
 
