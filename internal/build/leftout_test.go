@@ -155,7 +155,7 @@ func TestGroupsLeftOut(t *testing.T) {
 	s := &leftOutSite{t: t, root: root, pages: map[string]tree.Reason{}}
 	for rel, why := range map[string]tree.Reason{
 		"index.html": tree.Listed, "about.html": tree.Listed, "404.html": tree.ErrorPage,
-		"old.html": tree.Redirect,
+		"old.html":        tree.Redirect,
 		"blog/index.html": tree.Listed, "blog/a.html": tree.Listed, "blog/b.html": tree.NoIndex,
 		"blog/2024/c.html": tree.NoIndex, "blog/2024/d.html": tree.Canonical, "blog/2024/e.html": tree.Listed,
 		"blog/2025/f.html": tree.NoIndex, "blog/2026/g.html": tree.NoIndex,
