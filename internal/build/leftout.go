@@ -62,13 +62,13 @@ type groupLeft struct {
 // next returns the entry a group takes once a publish of it lands: g as
 // read (whole, or refreshed through u's View), listing urls URLs.
 func (b *leftBook) next(g *scan.Group, u *tree.Update, urls int) *groupLeft {
-	n := &groupLeft{listed: urls, dirs: map[string]*scan.DirLeft{}}
+	n := &groupLeft{listed: urls}
 	if g.FromView && u != nil {
 		b.mu.Lock()
 		if old := b.all[g.Dir]; old != nil {
 			for d, dl := range old.dirs {
 				if _, still := u.View[d]; still {
-					n.dirs[d] = dl
+					n.set(d, dl)
 				}
 			}
 		}
@@ -90,6 +90,9 @@ func (n *groupLeft) set(d string, dl *scan.DirLeft) {
 	if dl == nil || dl.Tally.Total() == 0 {
 		delete(n.dirs, d)
 		return
+	}
+	if n.dirs == nil {
+		n.dirs = map[string]*scan.DirLeft{}
 	}
 	n.dirs[d] = dl
 }

@@ -26,8 +26,8 @@ type LeftOut struct {
 	Canonicals int
 	// Dirs is what the read left out of each directory it read whole, by
 	// directory (relative to the root): a directory with none left out is
-	// there too, with nothing counted, so that what it left out before is
-	// known to be gone. It stays each group's (Merge does not add it).
+	// there too, as nil, so that what it left out before is known to be
+	// gone. It stays each group's (Merge does not add it).
 	Dirs map[string]*DirLeft
 	// Amended is, for each directory a Refresh read only some entries of
 	// (and not whole), what reading them changed (see Amend).
@@ -67,40 +67,56 @@ type Amend struct {
 	Reread []string
 }
 
-// read notes a directory read whole (Dirs).
-func (l *LeftOut) read(dir string) *DirLeft {
+// read notes a directory read whole (Dirs), with none left out until add
+// says otherwise: most directories have none, and cost an entry only.
+func (l *LeftOut) read(dir string) {
 	if l.Dirs == nil {
 		l.Dirs = map[string]*DirLeft{}
 	}
+	if _, ok := l.Dirs[dir]; !ok {
+		l.Dirs[dir] = nil
+	}
+}
+
+// dir is what Dirs holds of dir, made if it holds nothing yet.
+func (l *LeftOut) dir(dir string) *DirLeft {
 	d := l.Dirs[dir]
 	if d == nil {
 		d = &DirLeft{}
+		if l.Dirs == nil {
+			l.Dirs = map[string]*DirLeft{}
+		}
 		l.Dirs[dir] = d
 	}
 	return d
 }
 
-// take removes and returns what Dirs holds of dir, under mu: a Refresh
-// reading some of its entries by name notes what they leave out there
-// (add), to amend what the directory left out before.
-func (l *LeftOut) take(mu *sync.Mutex, dir string) *DirLeft {
+// take removes and returns what Dirs holds of dir (had: it held an
+// entry), under mu: a Refresh reading some of its entries by name notes
+// what they leave out there (add), to amend what the directory left out
+// before.
+func (l *LeftOut) take(mu *sync.Mutex, dir string) (d *DirLeft, had bool) {
 	mu.Lock()
 	defer mu.Unlock()
-	d := l.Dirs[dir]
+	d, had = l.Dirs[dir]
 	delete(l.Dirs, dir)
-	return d
+	return d, had
 }
 
 // amend turns what reading the named entries of dir left out (noted in
 // Dirs[dir] by add) into dir's Amend: less what they left out before, as
 // old, the directory's listing before, says (it holds the pages their
 // heads hide; a page a rule leaves out by its path is never read by name).
-// was is what Dirs held of dir before (take): a read of the whole
-// directory in the same Refresh, which stands, with no Amend.
-func (l *LeftOut) amend(dir string, was *DirLeft, old *tree.Listing, names []string, locOf func(string) string) {
+// was is what Dirs held of dir before (take), if it had an entry: a
+// read of the whole directory in the same Refresh, which stands, with no
+// Amend.
+func (l *LeftOut) amend(dir string, was *DirLeft, had bool, old *tree.Listing, names []string, locOf func(string) string) {
 	now := l.Dirs[dir]
 	delete(l.Dirs, dir)
-	if was != nil {
+	if had {
+		if l.Dirs == nil {
+			l.Dirs = map[string]*DirLeft{}
+		}
 		l.Dirs[dir] = was
 		return
 	}
@@ -124,7 +140,7 @@ func (l *LeftOut) amend(dir string, was *DirLeft, old *tree.Listing, names []str
 
 func (l *LeftOut) add(why tree.Reason, loc, dir, elsewhere string) {
 	l.Tally.Add(why)
-	l.read(dir).add(why, loc)
+	l.dir(dir).add(why, loc)
 	if l.Locs == nil {
 		l.Locs = map[string]tree.Reason{}
 	}

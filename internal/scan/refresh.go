@@ -137,7 +137,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 			entries = append(entries, found{name, &st})
 		}
 	}
-	was := scan.Left.take(&scan.mu, dir)
+	was, had := scan.Left.take(&scan.mu, dir)
 	var add []tree.Page
 	kn := &known{l: old, few: true}
 	subdirs := slices.Clone(old.Subdirs())
@@ -175,7 +175,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		}
 	}
 	scan.mu.Lock()
-	scan.Left.amend(dir, was, old, slices.Collect(maps.Keys(edit)), func(name string) string { return s.PageLoc(dir, name) })
+	scan.Left.amend(dir, was, had, old, slices.Collect(maps.Keys(edit)), func(name string) string { return s.PageLoc(dir, name) })
 	scan.mu.Unlock()
 	if scan.Listings == nil {
 		scan.Listings = map[string]*tree.Listing{}
