@@ -213,7 +213,7 @@ func (e *Engine) commit(r *run) {
 // reported, memory applies its update, and its state knows what it
 // lists.
 func (e *Engine) landGroup(r *run, dir string, st staging) {
-	e.model.left.land(dir, st.left)
+	e.model.left.land(dir, e.loc.Loc(e.loc.PagePath(dir, "")), st.left)
 	if mem := e.model.mem; mem != nil {
 		r.rep.Changes.Merge(st.changes)
 		if st.upd != nil {

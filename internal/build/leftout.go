@@ -3,6 +3,7 @@ package build
 import (
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sitemapd/sitemapd/internal/scan"
@@ -18,20 +19,23 @@ type GroupStatus struct {
 	// LeftOut counts its pages left out, by reason.
 	LeftOut tree.Tally
 	// Examples are, for each reason, URLs of pages it left out: at most
-	// as many as asked, the least in byte order, of at most one a
-	// directory (what is kept of a directory: scan.DirLeft).
+	// GroupExamples, the least in byte order, of at most one a directory
+	// (what is kept of a directory: scan.DirLeft).
 	Examples [len(tree.Tally{})][]string
 }
 
-// Groups returns the groups published and what each leaves out, sorted by
-// directory, with up to examples example URLs for each reason. Unlike the
-// rest of Engine it may be called from any goroutine, as a publish runs:
-// the daemon's status page reads it per request. A group a publish did
-// not read keeps what its last read found; a group whose files did not
-// land, what it had before.
-func (e *Engine) Groups(examples int) []GroupStatus {
-	return e.model.left.groups(examples, func(dir string) string { return e.loc.Loc(e.loc.PagePath(dir, "")) })
-}
+// GroupExamples is how many example URLs a GroupStatus has at most for a
+// reason.
+const GroupExamples = 3
+
+// Groups returns the groups published and what each lists and leaves out,
+// sorted by directory. Unlike the rest of Engine it may be called from
+// any goroutine, as a publish runs: the daemon's status page reads it per
+// request. A group a publish did not read keeps what its last read
+// found; a group whose files did not land, what it had before. The
+// GroupStatus values are shared, made once as their group's publish
+// landed: they must not be changed.
+func (e *Engine) Groups() []*GroupStatus { return e.model.left.groups() }
 
 // leftBook is what the published groups list and leave out, for the
 // status page: per group, its URLs listed, and per directory of it that
@@ -57,6 +61,7 @@ type leftBook struct {
 type groupLeft struct {
 	listed int
 	dirs   map[string]*scan.DirLeft // only directories with pages left out
+	st     *GroupStatus             // what Groups says of it, made as it lands
 }
 
 // next returns the entry a group takes once a publish of it lands: g as
@@ -120,12 +125,14 @@ func amended(was *scan.DirLeft, a *scan.Amend) *scan.DirLeft {
 	return n
 }
 
-// land sets a group's entry as its publish landed; an entry of nothing (no
-// URL listed, none left out) is forgotten.
-func (b *leftBook) land(dir string, n *groupLeft) {
+// land sets a group's entry as its publish landed, url being its
+// directory's URL; an entry of nothing (no URL listed, none left out) is
+// forgotten.
+func (b *leftBook) land(dir, url string, n *groupLeft) {
 	if n == nil {
 		return
 	}
+	n.st = n.status(dir, url)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if n.listed <= 0 && len(n.dirs) == 0 {
@@ -145,28 +152,33 @@ func (b *leftBook) keepOnly(seen map[string]bool) {
 	maps.DeleteFunc(b.all, func(dir string, _ *groupLeft) bool { return !seen[dir] })
 }
 
-// groups is Engine.Groups; urlOf makes a group directory's URL.
-func (b *leftBook) groups(examples int, urlOf func(dir string) string) []GroupStatus {
+// groups is Engine.Groups.
+func (b *leftBook) groups() []*GroupStatus {
 	b.mu.Lock()
-	all := maps.Clone(b.all) // entries are not changed: read them unlocked
+	out := make([]*GroupStatus, 0, len(b.all))
+	for _, n := range b.all {
+		out = append(out, n.st)
+	}
 	b.mu.Unlock()
-	out := make([]GroupStatus, 0, len(all))
-	for _, dir := range slices.Sorted(maps.Keys(all)) {
-		n := all[dir]
-		gs := GroupStatus{Dir: dir, URL: urlOf(dir), Listed: max(0, n.listed)}
-		for _, dl := range n.dirs {
-			gs.LeftOut.Merge(dl.Tally)
-			for i, ex := range dl.Examples {
-				if ex != "" {
-					gs.Examples[i] = append(gs.Examples[i], ex)
-				}
+	slices.SortFunc(out, func(a, b *GroupStatus) int { return strings.Compare(a.Dir, b.Dir) })
+	return out
+}
+
+// status is what Groups says of a group: its directories' counts summed,
+// and their examples, the least GroupExamples for each reason.
+func (n *groupLeft) status(dir, url string) *GroupStatus {
+	gs := &GroupStatus{Dir: dir, URL: url, Listed: max(0, n.listed)}
+	for _, dl := range n.dirs {
+		gs.LeftOut.Merge(dl.Tally)
+		for i, ex := range dl.Examples {
+			if ex != "" {
+				gs.Examples[i] = append(gs.Examples[i], ex)
 			}
 		}
-		for i, exs := range gs.Examples {
-			slices.Sort(exs)
-			gs.Examples[i] = exs[:min(len(exs), examples)]
-		}
-		out = append(out, gs)
 	}
-	return out
+	for i, exs := range gs.Examples {
+		slices.Sort(exs)
+		gs.Examples[i] = slices.Clip(exs[:min(len(exs), GroupExamples)])
+	}
+	return gs
 }

@@ -161,7 +161,7 @@ func bySource(cfg *config.Config, n int) status.Sources {
 // their URL's path (never a directory on the server), with what each
 // lists and leaves out, and its lastmods under the configured source
 // (bySource).
-func groupsOf(cfg *config.Config, gs []build.GroupStatus) []status.Group {
+func groupsOf(cfg *config.Config, gs []*build.GroupStatus) []status.Group {
 	out := make([]status.Group, 0, len(gs))
 	for _, g := range gs {
 		sg := status.Group{Path: "/", Listed: g.Listed, Sources: bySource(cfg, g.Listed)}
@@ -238,7 +238,7 @@ func (s *runner) fill(snap *status.Snapshot) {
 	snap.URLs, snap.Sitemaps = urls, pg.sitemapsNow(groups)
 	snap.LastPublish, snap.LastDuration = pg.last, pg.took
 	if eng := s.eng.Load(); eng != nil {
-		snap.Groups = groupsOf(cfg, eng.Groups(status.MaxExamples))
+		snap.Groups = groupsOf(cfg, eng.Groups())
 	}
 	var stats []ping.Stats
 	if pg.notifier != nil {
