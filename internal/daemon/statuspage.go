@@ -157,6 +157,20 @@ func bySource(cfg *config.Config, n int) status.Sources {
 	return status.Sources{Content: n}
 }
 
+// untoldSources says which lastmods bySource counts under another source
+// than their own: under pages.head_dates, those of the pages whose head
+// states a date, which the engine does not tell apart.
+func untoldSources(cfg *config.Config) string {
+	if !cfg.Pages.HeadDates {
+		return ""
+	}
+	under := "content"
+	if cfg.Pages.LastModFrom == config.LastModMTime {
+		under = "mtime"
+	}
+	return "pages whose head states a date (pages.head_dates) take it as their lastmod, but are counted under " + under + ": which pages did is not remembered"
+}
+
 // groupsOf is the engine's groups as the status page shows them: named by
 // their URL's path (never a directory on the server), with what each
 // lists and leaves out, and its lastmods under the configured source
@@ -240,6 +254,7 @@ func (s *runner) fill(snap *status.Snapshot) {
 	if eng := s.eng.Load(); eng != nil {
 		snap.Groups = groupsOf(cfg, eng.Groups())
 	}
+	snap.SourcesUntold = untoldSources(cfg)
 	var stats []ping.Stats
 	if pg.notifier != nil {
 		stats = pg.notifier.Stats()

@@ -116,6 +116,8 @@ func TestStatusPage(t *testing.T) {
 			"      https://static.test/docs/moved.html\n" +
 			"  /  1 listed\n",
 		"owed to search engines: 0 URLs",
+		// pages.head_dates is on by default; no page of the test states a date.
+		"  (pages whose head states a date (pages.head_dates) take it as their lastmod, but are counted under content: which pages did is not remembered)\n",
 		"receiver  http://127.0.0.1:",
 		"last answer HTTP 200",
 		"initial build",
