@@ -436,7 +436,8 @@ func pingSite(s session, f pingFlags, stdout io.Writer) int {
 		fmt.Fprintf(stdout, "%s: no notify endpoints configured\n", siteLabel(s))
 		return ExitOK
 	}
-	n, err := ping.New(cfg, log, ping.WithVersion(versionString()))
+	hist := &pingHistory{log: log}
+	n, err := ping.New(cfg, log, ping.WithVersion(versionString()), ping.WithObserver(hist.observe))
 	if err != nil {
 		if errors.Is(err, ping.ErrLocked) {
 			err = fmt.Errorf("%w: sitemapd run sends on its schedule; stop it to send by hand", err)
@@ -473,6 +474,8 @@ func pingSite(s session, f pingFlags, stdout io.Writer) int {
 		}
 		return ExitOK
 	}
+	hist.open(cfg.StateDir) // the notifier holds the state directory now
+	defer hist.close()
 	status := ExitOK
 	for _, r := range n.Flush(ctx) {
 		line := fmt.Sprintf("%s: sent %d, owed %d", r.Endpoint, r.Sent, r.Owed)

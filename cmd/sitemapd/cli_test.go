@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/sitemapd/sitemapd/internal/status"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -165,6 +168,21 @@ func TestPing(t *testing.T) {
 	}
 	if want := []string{"https://static.test/sitemap_index.xml", "https://static.test/sitemap_index.xml"}; !slices.Equal(got, want) {
 		t.Errorf("the endpoint received %v, want %v", got, want)
+	}
+	// Both requests are in the status page's history, with the answers
+	// the endpoint gave (503, then 200); the dry runs made none.
+	h, err := status.Open(filepath.Join(filepath.Dir(cfg), "state"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var answers []string
+	for _, s := range h.Activity().Submissions {
+		answers = append(answers, fmt.Sprintf("%s %d URL %d", s.Endpoint, s.URLs, s.Status))
+	}
+	slices.Sort(answers)
+	if want := []string{"crawler 1 URL 200", "crawler 1 URL 503"}; !slices.Equal(answers, want) {
+		t.Errorf("the history's submissions: %q, want %q", answers, want)
 	}
 }
 

@@ -125,6 +125,11 @@ type Report struct {
 	// engines; a publish whose changes nobody is told of (a build without
 	// WithWriteAhead, or as WithChangeURLs says) only counts them.
 	Changes tree.Changes
+	// PrintsOwed says this full build deferred what pages say
+	// (WithDeferredPrints): a full build is owed, which learns the site's
+	// template and reads every HTML page for its print; until then a
+	// page's changed bytes move its lastmod.
+	PrintsOwed bool
 	// LeftOut counts the pages read that are not listed, by reason: all of
 	// the site's after a full build, those of the directories read after
 	// a rebuild.
@@ -184,12 +189,6 @@ func (e *Engine) Due() time.Time {
 	}
 	return time.Unix(0, first)
 }
-
-// PrintsOwed reports whether the last full build deferred what pages say
-// (WithDeferredPrints): a full build is owed, which learns the site's
-// template and reads every HTML page for its print; until then a page's
-// changed bytes move its lastmod.
-func (e *Engine) PrintsOwed() bool { return e.pages.tmpl.owed }
 
 // DueGroups lists the groups holding a page whose time has come by now.
 func (e *Engine) DueGroups(now time.Time) []string { return e.model.dueGroups(now) }

@@ -135,6 +135,7 @@ func (e *Engine) removeStale(r *run) {
 // their pages removed.
 func (e *Engine) forgetUnseen(r *run) {
 	e.pages.forgetUnseen(r.seen)
+	e.model.left.keepOnly(r.seen)
 	for dir, g := range e.model.groups {
 		if !r.seen[dir] {
 			r.stale = append(append(r.stale, g.parts...), g.textParts...)
@@ -216,6 +217,7 @@ func (e *Engine) commit(r *run) {
 // reported, memory applies its update, and its state knows what it
 // lists.
 func (e *Engine) landGroup(r *run, dir string, st staging) {
+	e.model.left.land(dir, e.loc.Loc(e.loc.PagePath(dir, "")), st.left)
 	if mem := e.model.mem; mem != nil {
 		r.rep.Changes.Merge(st.changes)
 		if st.upd != nil {

@@ -142,7 +142,8 @@ func (e *Engine) comparedWith(r *run, dir string, old []string, enc encoded) []s
 // stagingOf returns what a group's publish is to change at the commit,
 // but its changes (changesOf).
 func (e *Engine) stagingOf(r *run, g *scan.Group, u *tree.Update, enc encoded) staging {
-	s := staging{upd: u, urls: enc.n, due: g.Due, feed: e.groupEntries(g.URLs), news: e.news.articles(g, u, r.now)}
+	s := staging{upd: u, urls: enc.n, due: g.Due, feed: e.groupEntries(g.URLs), news: e.news.articles(g, u, r.now),
+		left: e.model.left.next(g, u, enc.n)}
 	if e.model.mem != nil || e.pages.recorded != nil {
 		s.parts = enc.parts // for local parts (daemon), or the groups record
 	}

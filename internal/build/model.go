@@ -31,6 +31,9 @@ type published struct {
 	// times are the parts' bytes and mtimes as they landed, here and as
 	// the groups record says (landings.go).
 	times partTimes
+	// left is what the groups list and leave out, for the status page
+	// (leftout.go).
+	left leftBook
 }
 
 // group is what the engine knows of one group between publishes.

@@ -70,7 +70,7 @@ func WithChangeURLs(want func() bool) Option { return func(e *Engine) { e.opts.u
 // WithDeferredPrints is the daemon's: a first full build of a site with
 // no template model (pages.lastmod: significant) publishes without
 // learning one and without printing pages, which a first publish does
-// not need (there is nothing to compare a print with); PrintsOwed then
+// not need (there is nothing to compare a print with); Report.PrintsOwed then
 // says a full build is to follow, which makes them. Without it, a build
 // learns and prints as it goes: `sitemapd build`, whose next run needs
 // the prints in the page store.

@@ -67,6 +67,7 @@ type staging struct {
 	feed    []feed.Entry   // its first entries of the feed of changes
 	news    []news.Article // its news articles, fresh or to come (news.go)
 	parts   []part         // the group's parts (daemon mode), remembered once they land
+	left    *groupLeft     // what it lists and leaves out, for the status page
 }
 
 func (e *Engine) begin(full bool) *run {
@@ -147,10 +148,11 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 		}
 		r.meet(r.stale)
 	}
-	// The build PrintsOwed asked for walks the tree the first build
+	// The build a Report.PrintsOwed asked for walks the tree the first build
 	// walked a moment ago: what that walk warned of is not said again.
 	repeat := e.pages.tmpl.owed
 	stale, deferPrints := e.pages.tmpl.prepare(ctx, e.progress.add, e.opts.defers)
+	r.rep.PrintsOwed = deferPrints
 	r.store = e.pages.newStore()
 	e.pages.loadRecord(r.store != nil)
 	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{

@@ -30,7 +30,7 @@ import (
 // a print with, the first publish needs none. Its first full build learns
 // nothing and prints nothing (prints are then owed); every walk defers
 // them until the next full build, which the daemon runs as soon as the
-// first has published (PrintsOwed), learns the model and prints every
+// first has published (Report.PrintsOwed), learns the model and prints every
 // page. A page whose bytes change before then moves by its bytes, as
 // under pages.lastmod: content.
 type template struct {

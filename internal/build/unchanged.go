@@ -182,7 +182,7 @@ func (e *Engine) keepGroup(r *run, g *scan.Group, rec groupRecord) {
 	}
 	r.account(e.cfg.BaseURL, g, rec.URLs, rec.URLs, nil)
 	r.rep.Unchanged += len(parts)
-	st := staging{urls: rec.URLs, parts: parts, news: e.news.articles(g, nil, r.now)}
+	st := staging{urls: rec.URLs, parts: parts, news: e.news.articles(g, nil, r.now), left: e.model.left.next(g, nil, rec.URLs)}
 	e.noteStaged(r, g, st, partNames(parts))
 }
 

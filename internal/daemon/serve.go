@@ -223,8 +223,13 @@ func (ss *session) showState() {
 // logged and the site serves on (so does one that found the output
 // directory replaced: the loop restarts on it).
 func (ss *session) firstBuild(ctx context.Context, first bool) (ending, error) {
-	if ss.publish(InitialBuild, func() (*build.Report, error) { return ss.eng.Build(ctx) }) {
-		ss.printsOwed = ss.eng.PrintsOwed()
+	var rep *build.Report
+	if ss.publish(InitialBuild, func() (*build.Report, error) {
+		var err error
+		rep, err = ss.eng.Build(ctx)
+		return rep, err
+	}) {
+		ss.printsOwed = rep != nil && rep.PrintsOwed
 		return serving, nil
 	}
 	switch {

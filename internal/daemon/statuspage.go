@@ -29,11 +29,11 @@ type pageState struct {
 	hist     *history       // nil when it could not be opened
 	last     time.Time      // when the last publish ended
 	took     time.Duration  // how long it took
-	// Of the last full build that was not refused: its sitemap files, the
-	// groups listed after it, and the pages it left out. A rebuild counts
-	// only the groups it builds, so these stand until the next full build.
+	// Of the last full build that was not refused: its sitemap files and
+	// the groups listed after it. A rebuild counts only the groups it
+	// builds, so these stand until the next full build. (What each group
+	// lists and leaves out, the engine keeps: build.Engine.Groups.)
 	sitemaps, groups int
-	leftOut          tree.Tally
 }
 
 // sitemapsNow estimates the sitemap files published now, groups being
@@ -93,9 +93,7 @@ func (h *history) publish(p status.Publish) {
 // submission records a request the notifier made (ping.WithObserver).
 func (h *history) submission(a ping.Attempt) {
 	if h != nil {
-		h.saved(h.h.RecordSubmission(status.Submission{
-			At: a.At, Endpoint: a.Endpoint, URLs: a.URLs, Status: a.Status, Error: status.Classify(a.Err),
-		}))
+		h.saved(h.h.RecordSubmission(status.SubmissionOf(a)))
 	}
 }
 
@@ -133,7 +131,7 @@ func (s *runner) recordPublish(why Trigger, rep *build.Report, groups, urls int,
 	pg := &s.page
 	pg.last, pg.took = time.Now(), rep.Duration
 	if why.Full() && !isRefused {
-		pg.sitemaps, pg.groups, pg.leftOut = rep.Sitemaps, groups, rep.LeftOut
+		pg.sitemaps, pg.groups = rep.Sitemaps, groups
 	}
 	hist, cfg := pg.hist, pg.cfg
 	s.mu.Unlock()
@@ -157,6 +155,41 @@ func bySource(cfg *config.Config, n int) status.Sources {
 		return status.Sources{MTime: n}
 	}
 	return status.Sources{Content: n}
+}
+
+// untoldSources says which lastmods bySource counts under another source
+// than their own: under pages.head_dates, those of the pages whose head
+// states a date, which the engine does not tell apart.
+func untoldSources(cfg *config.Config) string {
+	if !cfg.Pages.HeadDates {
+		return ""
+	}
+	under := "content"
+	if cfg.Pages.LastModFrom == config.LastModMTime {
+		under = "mtime"
+	}
+	return "pages whose head states a date (pages.head_dates) take it as their lastmod, but are counted under " + under + ": which pages did is not remembered"
+}
+
+// groupsOf is the engine's groups as the status page shows them: named by
+// their URL's path (never a directory on the server), with what each
+// lists and leaves out, and its lastmods under the configured source
+// (bySource).
+func groupsOf(cfg *config.Config, gs []*build.GroupStatus) []status.Group {
+	out := make([]status.Group, 0, len(gs))
+	for _, g := range gs {
+		sg := status.Group{Path: "/", Listed: g.Listed, Sources: bySource(cfg, g.Listed)}
+		if u, err := url.Parse(g.URL); err == nil && u.Path != "" {
+			sg.Path = u.Path
+		}
+		for _, r := range tree.Reasons() {
+			if n := g.LeftOut[r]; n > 0 {
+				sg.LeftOut = append(sg.LeftOut, status.LeftOut{Reason: r, Count: n, Examples: g.Examples[r]})
+			}
+		}
+		out = append(out, sg)
+	}
+	return out
 }
 
 // statusSource is the daemon as the status page's Source.
@@ -218,22 +251,10 @@ func (s *runner) fill(snap *status.Snapshot) {
 	snap.BaseURL = cfg.BaseURL
 	snap.URLs, snap.Sitemaps = urls, pg.sitemapsNow(groups)
 	snap.LastPublish, snap.LastDuration = pg.last, pg.took
-	// The engine keeps no counts per group that another goroutine may
-	// read (build.Report sums the groups it built, and says which pages
-	// were left out only by reason, not by URL): the page shows the site
-	// as one group at base_url's path, with the last full build's counts
-	// of pages left out, and no example URLs.
-	path := "/"
-	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Path != "" {
-		path = u.Path
+	if eng := s.eng.Load(); eng != nil {
+		snap.Groups = groupsOf(cfg, eng.Groups())
 	}
-	g := status.Group{Path: path, Listed: urls, Sources: bySource(cfg, urls)}
-	for _, r := range tree.Reasons() {
-		if n := pg.leftOut[r]; n > 0 {
-			g.LeftOut = append(g.LeftOut, status.LeftOut{Reason: r, Count: n})
-		}
-	}
-	snap.Groups = []status.Group{g}
+	snap.SourcesUntold = untoldSources(cfg)
 	stats := map[string]ping.Stats{}
 	if pg.notifier != nil {
 		for _, st := range pg.notifier.Stats() {

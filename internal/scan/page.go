@@ -46,22 +46,8 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 			w.newName(g, rel, name, st)
 		}
 	}
-	// Globs match the file's path and its URL's (they differ for index
-	// files and pretty URLs).
-	up, fp := s.loc.PagePath(relDir, name), "/"+rel
-	switch {
-	case s.filter.Excluded(fp) || s.filter.Excluded(up):
-		w.leave(g, tree.Excluded, s.loc.Loc(up), rel, "")
-		return tree.Page{}, false
-	case s.filter.ErrorPage(fp) || s.filter.ErrorPage(up):
-		w.leave(g, tree.ErrorPage, s.loc.Loc(up), rel, "")
-		return tree.Page{}, false
-	}
-	// The page's URL, in bytes: most pages of a recorded directory need
-	// only its length (and robots.txt's answer), and a string of it is
-	// made only where one is kept.
 	var buf [256]byte
-	locb := s.loc.AppendLoc(buf[:0], up)
+	why, up, locb := s.ruledOut(relDir, name, rel, buf[:0])
 	loc := ""
 	locString := func() string {
 		if loc == "" {
@@ -69,16 +55,12 @@ func (w *Walk) page(g *Group, relDir, name, rel string, st fileStat, dirFD int, 
 		}
 		return loc
 	}
-	if !s.robots.AllowsAll() {
-		if sp, _ := s.loc.SitePath(locString()); !s.robots.Allowed(sp) {
-			w.leave(g, tree.Robots, locString(), rel, "")
-			return tree.Page{}, false
+	if why != tree.Listed {
+		if why == tree.TooLong {
+			w.log.Warn("not listed: URL longer than the protocol allows",
+				zap.String("path", w.abs(rel)), zap.Int("length", len(locb)), zap.Int("max", sitemap.MaxLocLen))
 		}
-	}
-	if len(locb) > sitemap.MaxLocLen {
-		w.log.Warn("not listed: URL longer than the protocol allows",
-			zap.String("path", w.abs(rel)), zap.Int("length", len(locb)), zap.Int("max", sitemap.MaxLocLen))
-		w.leave(g, tree.TooLong, locString(), rel, "")
+		w.leave(g, why, locString(), rel, "")
 		return tree.Page{}, false
 	}
 	p = tree.Page{Name: name, Time: st.mtime}
@@ -131,8 +113,36 @@ func (w *Walk) leave(g *Group, why tree.Reason, loc, rel, elsewhere string) {
 		ce.Write(zap.Stringer("reason", why), zap.String("path", w.abs(rel)))
 	}
 	g.mu.Lock()
-	g.Left.add(why, loc, elsewhere)
+	g.Left.add(why, loc, tree.Parent(rel), elsewhere)
 	g.mu.Unlock()
+}
+
+// ruledOut returns the rule that leaves a page out by its path alone,
+// whatever the page says (Listed for none: pages.exclude, error_pages,
+// robots.txt, the protocol's length limit), the page's URL path, and its
+// URL appended to buf. The URL is made in bytes: most pages of a recorded directory
+// need only its length (and robots.txt's answer), and a string of it is
+// made only where one is kept.
+func (s *Scanner) ruledOut(relDir, name, rel string, buf []byte) (why tree.Reason, up string, locb []byte) {
+	// Globs match the file's path and its URL's (they differ for index
+	// files and pretty URLs).
+	up, fp := s.loc.PagePath(relDir, name), "/"+rel
+	locb = s.loc.AppendLoc(buf, up)
+	switch {
+	case s.filter.Excluded(fp) || s.filter.Excluded(up):
+		return tree.Excluded, up, locb
+	case s.filter.ErrorPage(fp) || s.filter.ErrorPage(up):
+		return tree.ErrorPage, up, locb
+	}
+	if !s.robots.AllowsAll() {
+		if sp, _ := s.loc.SitePath(string(locb)); !s.robots.Allowed(sp) {
+			return tree.Robots, up, locb
+		}
+	}
+	if len(locb) > sitemap.MaxLocLen {
+		return tree.TooLong, up, locb
+	}
+	return tree.Listed, up, locb
 }
 
 // isHTML reports whether a page is an HTML document, whose head (and,

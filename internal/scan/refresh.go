@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -122,6 +123,9 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		if _, isIndex := s.loc.IndexRank(name); isIndex {
 			return false
 		}
+		if w.ruledOutPage(dir, name) {
+			return false // was it there before? Only a read of the directory tells (Amend)
+		}
 		var st unix.Stat_t
 		err := unix.Lstat(w.abs(joinRel(dir, name)), &st)
 		switch {
@@ -133,6 +137,7 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 			entries = append(entries, found{name, &st})
 		}
 	}
+	was, had := scan.Left.take(&scan.mu, dir)
 	var add []tree.Page
 	kn := &known{l: old, few: true}
 	subdirs := slices.Clone(old.Subdirs())
@@ -169,6 +174,9 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 			}
 		}
 	}
+	scan.mu.Lock()
+	scan.Left.amend(dir, was, had, old, slices.Collect(maps.Keys(edit)), func(name string) string { return s.PageLoc(dir, name) })
+	scan.mu.Unlock()
 	if scan.Listings == nil {
 		scan.Listings = map[string]*tree.Listing{}
 	}
@@ -177,4 +185,16 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		w.walk(d, scan)
 	}
 	return true
+}
+
+// ruledOutPage reports whether a page file of that name in dir would be
+// left out by a rule on its path alone (Scanner.ruledOut).
+func (w *Walk) ruledOutPage(dir, name string) bool {
+	f := w.s.filter
+	if f.Ignored(name) || !f.IsPage(name) {
+		return false
+	}
+	var buf [256]byte
+	why, _, _ := w.s.ruledOut(dir, name, joinRel(dir, name), buf[:0])
+	return why != tree.Listed
 }

@@ -224,6 +224,7 @@ func (w *Walk) store(v *visit, l *dirList) {
 	g := v.group
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.Left.read(v.rel) // read whole, with none left out if none was
 	if !l.recorded {
 		// A recorded directory's URLs are computed from its listing when
 		// its group is handed over (urls): a group's URLs are some 200

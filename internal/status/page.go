@@ -34,6 +34,9 @@ type sitePage struct {
 
 	Groups     []groupView
 	MoreGroups int
+	// MoreLeftOut is how many of the MoreGroups not shown have pages left
+	// out (more than MaxGroupsShown groups have).
+	MoreLeftOut int
 
 	Endpoints []endpointView
 	// The recent records: the first few shown, the rest behind a click
@@ -253,6 +256,11 @@ func (p *sitePage) groups(gs []Group) {
 	})
 	if len(order) > MaxGroupsShown {
 		p.MoreGroups = len(order) - MaxGroupsShown
+		for _, g := range order[MaxGroupsShown:] {
+			if g.LeftOutTotal() > 0 {
+				p.MoreLeftOut++
+			}
+		}
 		order = order[:MaxGroupsShown]
 	}
 	for _, g := range order {

@@ -3,6 +3,7 @@ package status_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/status"
+	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ (and the browser test's screenshots)")
@@ -104,10 +106,22 @@ func TestWriteText(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "site.txt", buf.Bytes())
+	// A source not told apart is said below the counts.
+	untold := scripted(t)
+	untold.SourcesUntold = "dates & heads"
+	buf.Reset()
+	if err := untold.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if line := "lastmods from: " + strings.SplitN(strings.SplitN(buf.String(), "lastmods from: ", 2)[1], "\n", 2)[0] + "\n  (dates & heads)\n"; !strings.Contains(buf.String(), line) {
+		t.Errorf("the text lacks %q", line)
+	}
 }
 
 func TestHandler(t *testing.T) {
 	snap := scripted(t)
+	untold := snap
+	untold.SourcesUntold = "dates & heads"
 	for _, tc := range []struct {
 		name, method, target string
 		src                  status.Source
@@ -123,6 +137,8 @@ func TestHandler(t *testing.T) {
 		{"no such site", "GET", "/status?site=nope", multi(snap, shop()), 404, []string{"no site is named nope"}, nil},
 		{"post refused", "POST", "/status", oneSite(snap), 405, nil, nil},
 		{"head has no body", "HEAD", "/status", oneSite(snap), 200, nil, []string{"<html"}},
+		{"sources not told apart", "GET", "/status", oneSite(untold), 200, []string{`<p class="muted">dates &amp; heads</p>`}, nil},
+		{"sources all told", "GET", "/status", oneSite(snap), 200, nil, []string{"dates &amp; heads"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, body := get(t, status.NewHandler(tc.src, nil), tc.method, tc.target)
@@ -186,4 +202,61 @@ func wantSentBars(s status.Snapshot) int {
 		}
 	}
 	return len(pairs)
+}
+
+// TestGroupsShown: the groups with pages left out come first, then the
+// others, each set by path; past MaxGroupsShown the rest are counted, and
+// so are those of them with pages left out, which the page must not call
+// fully listed.
+func TestGroupsShown(t *testing.T) {
+	groups := func(listed, leftOut int) []status.Group {
+		var gs []status.Group
+		for i := range listed + leftOut {
+			g := status.Group{Path: fmt.Sprintf("/g%04d/", i), Listed: 1}
+			if i >= listed { // the last by path: shown first
+				g.LeftOut = []status.LeftOut{{Reason: tree.NoIndex, Count: 1, Examples: []string{fmt.Sprintf("https://b.example/g%04d/x.html", i)}}}
+			}
+			gs = append(gs, g)
+		}
+		return gs
+	}
+	for _, tc := range []struct {
+		name            string
+		listed, leftOut int
+		first           string // the first group shown
+		tail            string // the text's line after the groups, "" for none
+	}{
+		{"few", 3, 2, "/g0003/", ""},
+		{"all listed past the bound", status.MaxGroupsShown + 5, 0, "/g0000/", "  and 5 more, every page of which is listed"},
+		{"left out past the bound", 10, status.MaxGroupsShown + 2, "/g0010/", "  and 12 more, 2 of them with pages left out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := status.Snapshot{BaseURL: "https://b.example/", Now: t0, Groups: groups(tc.listed, tc.leftOut)}
+			var buf bytes.Buffer
+			if err := snap.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			text := buf.String()
+			lines := strings.Split(text, "\n")
+			for i, l := range lines {
+				if strings.HasPrefix(l, "groups (") {
+					if got := strings.Fields(lines[i+1])[0]; got != tc.first {
+						t.Errorf("first group %q, want %q", got, tc.first)
+					}
+				}
+			}
+			hasTail := tc.tail != "" && strings.Contains(text, tc.tail+"\n")
+			if tc.tail != "" && !hasTail {
+				t.Errorf("the text lacks %q:\n%s", tc.tail, text[strings.Index(text, "groups ("):])
+			}
+			if tc.tail == "" && strings.Contains(text, "  and ") {
+				t.Errorf("groups cut though %d fit", tc.listed+tc.leftOut)
+			}
+			// Those shown with pages left out all precede those without.
+			_, page := get(t, status.NewHandler(oneSite(snap), nil), "GET", "/status")
+			if i, j := strings.LastIndex(page, " left out</strong></summary>"), strings.Index(page, " listed</summary>"); i >= 0 && j >= 0 && j < i {
+				t.Errorf("a group with every page listed comes before one with pages left out")
+			}
+		})
+	}
 }

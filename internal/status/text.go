@@ -31,6 +31,9 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	t.line("owed to search engines: %s", plural(s.Owed(), "URL", "URLs"))
 	t.line("lastmods from: %s", sourcesText(s.Sources()))
+	if s.SourcesUntold != "" {
+		t.line("  (%s)", s.SourcesUntold)
+	}
 
 	a := s.Activity
 	t.line("")
@@ -73,7 +76,10 @@ func (s Snapshot) WriteText(w io.Writer) error {
 			}
 		}
 	}
-	if p.MoreGroups > 0 {
+	switch {
+	case p.MoreLeftOut > 0:
+		t.line("  and %s more, %s of them with pages left out", count(p.MoreGroups), count(p.MoreLeftOut))
+	case p.MoreGroups > 0:
 		t.line("  and %s more, every page of which is listed", count(p.MoreGroups))
 	}
 
