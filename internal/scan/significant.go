@@ -190,14 +190,30 @@ const (
 // spread over its directories (breadth first, at most perDir a
 // directory, sampleSize in all, reading at most learnDirs directories),
 // read as the walk reads them (regular files only, no symlink followed,
-// bounded). It tells seen of the entries and pages it reads as it goes
-// (the engine's progress: a watchdog must see a first build's learning
-// move). It returns nil when the site has no HTML page to learn from.
+// bounded). A directory's pages are taken spread over it, not its first
+// ones (in name order these are often one chapter's), and a site of few
+// directories (a documentation tree of one huge directory) is sampled
+// further from its directories' other pages once all are read. It tells
+// seen of the entries and pages it reads as it goes (the engine's
+// progress: a watchdog must see a first build's learning move). It
+// returns nil when the site has no HTML page to learn from.
 func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Model, error) {
 	if s.sig == nil {
 		return nil, nil
 	}
 	l := significant.NewLearner(nil)
+	add := func(pages []string) {
+		for _, rel := range pages {
+			if l.Len() >= sampleSize {
+				return
+			}
+			if p := s.samplePage(rel); p != nil {
+				l.Add(p)
+			}
+			seen(1)
+		}
+	}
+	var more []string // past each directory's perDir, spread, at most sampleSize
 	queue := []string{""}
 	for read := 0; len(queue) > 0 && l.Len() < sampleSize && read < learnDirs; read++ {
 		if err := ctx.Err(); err != nil {
@@ -210,28 +226,53 @@ func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Mod
 			continue // unreadable: the walk reports it
 		}
 		seen(len(entries))
-		taken := 0
+		var pages []string
 		for _, e := range entries {
 			rel := path.Join(dir, e.Name())
 			switch {
 			case e.Name()[0] == '.' || s.filter.Excluded(rel):
 			case e.IsDir():
 				queue = append(queue, rel)
-			case e.Type().IsRegular() && isHTML(e.Name()) && s.filter.IsPage(e.Name()) && taken < perDir && l.Len() < sampleSize:
-				if p := s.samplePage(rel); p != nil {
-					l.Add(p)
-					taken++
-				}
-				seen(1)
+			case e.Type().IsRegular() && isHTML(e.Name()) && s.filter.IsPage(e.Name()):
+				pages = append(pages, rel)
 			}
 		}
+		first, rest := spread(pages, perDir)
+		add(first)
+		extra, _ := spread(rest, sampleSize-len(more))
+		more = append(more, extra...)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	add(more)
 	if l.Len() == 0 {
 		return nil, nil
 	}
 	m := l.Model()
 	s.log.Info("learnt the site's template from its pages", zap.Int("pages", l.Len()))
 	return m, nil
+}
+
+// spread picks up to k of names, evenly spaced in their order, and
+// returns them and the others.
+func spread(names []string, k int) (picked, rest []string) {
+	if len(names) <= k {
+		return names, nil
+	}
+	if k <= 0 {
+		return nil, names
+	}
+	next := 0 // the index of the next pick
+	for i, n := range names {
+		if i == next*len(names)/k && next < k {
+			picked = append(picked, n)
+			next++
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	return picked, rest
 }
 
 // samplePage reads one page of the sample, or nil.
