@@ -1,6 +1,9 @@
 package build
 
-import "path"
+import (
+	"path"
+	"time"
+)
 
 // UpdateOption adjusts one Update.
 type UpdateOption func(*updateOptions)
@@ -8,6 +11,16 @@ type UpdateOption func(*updateOptions)
 // updateOptions are what one Update is told beside its directories.
 type updateOptions struct {
 	busy map[string]bool // root-relative paths of entries still being written
+	at   time.Time       // WithBatchTime
+}
+
+// WithBatchTime says when the watcher made the batch the Update publishes
+// (watch.Batch.At): a page whose file changed after it (less
+// watch.settle) is taken as busy, its events still to come, and so is an
+// empty page the batch did not name, which a writer may be truncating
+// (scan.WalkOptions.Unseen).
+func WithBatchTime(at time.Time) UpdateOption {
+	return func(o *updateOptions) { o.at = at }
 }
 
 // WithBusy names, by directory (relative to the root), the entries the

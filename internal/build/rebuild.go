@@ -117,20 +117,17 @@ func (e *Engine) readOtherNames(ctx context.Context, r *run, reads map[string]gr
 func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []string, names map[string][]string, uo updateOptions) (*scan.Group, *tree.Update, error) {
 	o := scan.WalkOptions{Now: r.now, Clock: e.opts.now, Known: e.pages.known, Busy: uo.busyPage(), Judged: r.judged.note,
 		DeferPrints: e.pages.tmpl.owed}
-	if e.opts.changes && len(uo.busy) > 0 {
-		// A batch the watcher cut while files were being written (it
-		// names some busy): a page it did not name, read because its
-		// directory is read whole, may be being written too (busy.go).
-		// It is read once its events come.
-		o.Settle = e.cfg.Watch.Settle
+	if e.opts.changes && !uo.at.IsZero() {
+		// The daemon's publish of a watcher's batch: a page changed
+		// since it was made is busy, to be read once its events come.
+		// Less watch.settle: a change the batch holds that recent, the
+		// watcher names busy anyway (watch.Batch.Busy).
+		o.Unseen = uo.at.Add(-e.cfg.Watch.Settle)
 		o.Named = func(rel string) bool {
 			dir, name := path.Split(rel)
 			return slices.Contains(names[strings.TrimSuffix(dir, "/")], name)
 		}
 	}
-	// A group whose last publish failed is read whole: memory is what was
-	// published, and the failed read's changes are not in it. So is one
-	// that follows symlinks, which memory does not hold.
 	mem := e.model.mem
 	if st := e.model.groups[dir]; len(dirty) > 0 && mem != nil && mem.Remembers(dir) && (st == nil || (!st.failed && len(st.links) == 0)) {
 		g, u, ok, err := e.scan.Refresh(ctx, mem, dir, dirty, names, o)

@@ -338,7 +338,9 @@ func (ss *session) changed(ctx context.Context, b watch.Batch) (ending, version,
 		// New rules may let in or keep out any page: read it all.
 		ss.publish(RobotsChanged, func() (*build.Report, error) { return eng.Build(ctx) })
 	case len(b.Dirs) > 0:
-		ss.publish(Change, func() (*build.Report, error) { return eng.Update(ctx, b.Dirs, b.Names, build.WithBusy(b.Busy)) })
+		ss.publish(Change, func() (*build.Report, error) {
+			return eng.Update(ctx, b.Dirs, b.Names, build.WithBusy(b.Busy), build.WithBatchTime(b.At))
+		})
 	}
 	return serving, version{}, nil
 }

@@ -1,10 +1,6 @@
 package scan
 
-import (
-	"time"
-
-	"github.com/sitemapd/sitemapd/internal/tree"
-)
+import "github.com/sitemapd/sitemapd/internal/tree"
 
 // busy handles a page the watcher says is still being written
 // (WalkOptions.Busy): what its file holds now may be half of it (a cp or
@@ -19,17 +15,15 @@ import (
 // left out of this publish (gone), to be listed once it is whole. handled
 // is false for a page not busy.
 //
-// In a batch cut while files were being written, the pages the watcher
-// did not name (WalkOptions.Named: read because their directory is read
-// whole) may be being written too, their events still on their way (cp
-// is going through the directory now). Such a page is busy if its inode
-// changed (ctime) less than WalkOptions.Settle ago, or if its file is
-// empty: a file that cp is truncating shows its new size before its new
-// times (the kernel sets them apart, and stat takes no lock; seen on
-// ext4), and no version of a page is empty. Its events bring it again.
-// A ctime ahead of the clock (a clock stepped back) is not taken as busy.
-// (A page emptied on purpose, in such a batch, keeps its last version
-// until its next event or the next rescan.)
+// In the daemon's publish of a batch (WalkOptions.Unseen set), a page is
+// busy too if its file changed (ctime) after Unseen: the events of that
+// change are not in the batch, and will bring the page again (cp is
+// going through a directory read whole now). And so is an empty file the
+// watcher did not name (WalkOptions.Named): a file that cp is truncating
+// shows its new size before its new times (the kernel sets them apart,
+// and stat takes no lock; seen on ext4), and no version of a page is
+// empty. (A page emptied on purpose, in a directory read whole, keeps its
+// last version until its next event or the next rescan.)
 func (w *Walk) busy(g *Group, p *tree.Page, rel string, st fileStat, kn *known, loc func() string) (handled, gone bool) {
 	if !w.isBusy(rel, st) {
 		return false, false
@@ -52,12 +46,11 @@ func (w *Walk) isBusy(rel string, st fileStat) bool {
 	if w.o.Busy != nil && w.o.Busy(rel) {
 		return true
 	}
-	if w.o.Named == nil || w.o.Named(rel) {
+	if w.o.Unseen.IsZero() {
 		return false
 	}
-	if st.size == 0 {
+	if st.ctime > w.o.Unseen.UnixNano() {
 		return true
 	}
-	ago := time.Now().UnixNano() - st.ctime
-	return ago >= 0 && ago < int64(w.o.Settle)
+	return st.size == 0 && w.o.Named != nil && !w.o.Named(rel)
 }

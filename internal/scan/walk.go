@@ -150,13 +150,13 @@ type WalkOptions struct {
 	// still being written (watch.Batch.Busy): it is not read, and keeps
 	// what is known of it (busy.go).
 	Busy func(rel string) bool
-	// Named, if set, reports whether the watcher named a page (its
-	// root-relative path) among the entries of a batch it cut while
-	// files were being written: one it did not, read because its
-	// directory is read whole, is busy too if its file is empty or
-	// changed (its ctime) less than Settle ago (busy.go).
+	// Unseen, in the daemon's publish of a watcher's batch, is the time
+	// after which a change may not be in the batch (when it was made,
+	// less watch.settle): a page whose file changed after it is busy
+	// (busy.go). Named reports whether the batch named a page (its
+	// root-relative path): an empty file it did not name is busy too.
+	Unseen time.Time
 	Named  func(rel string) bool
-	Settle time.Duration
 }
 
 // Walk is one read of the tree, or of part of it. Its methods must not be

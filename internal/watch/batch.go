@@ -32,7 +32,7 @@ func (w *Watcher) noteRecent(rel string, ev fsnotify.Event) {
 
 // peek builds the batch of what is pending.
 func (w *Watcher) peek() Batch {
-	b := Batch{Rescan: w.rescan, RootChanged: w.rootMoved}
+	b := Batch{Rescan: w.rescan, RootChanged: w.rootMoved, At: time.Now()}
 	if !b.Rescan {
 		b.Dirs = make([]string, 0, len(w.dirty))
 		for d, names := range w.dirty {

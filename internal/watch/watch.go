@@ -82,6 +82,9 @@ type Batch struct {
 	// must not be taken as a version of the page. Each is handed out
 	// again once it is quiet.
 	Busy map[string][]string
+	// At is when the batch was made: a change after it (a file's ctime
+	// after it) is not in it, and its events will bring another batch.
+	At time.Time
 	// Restore lists the directories in which one of sitemapd's own files
 	// (Options.Own) was removed or renamed away. Such a batch is handed
 	// out at once, not after Settle: a reader must find the file back
