@@ -15,20 +15,22 @@ import "github.com/sitemapd/sitemapd/internal/tree"
 // left out of this publish (gone), to be listed once it is whole. handled
 // is false for a page not busy.
 //
-// In the daemon's publish of a batch (WalkOptions.Unseen set), a page is
-// busy too if its file changed (ctime) after Unseen: the events of that
+// In the daemon's publish of a batch (WalkOptions.Unseen set), a page
+// known is busy too if its file changed (ctime) after Unseen: the events of that
 // change are not in the batch, and will bring the page again (cp is
 // going through a directory read whole now). And so is an empty file the
 // watcher did not name (WalkOptions.Named): a file that cp is truncating
 // shows its new size before its new times (the kernel sets them apart,
 // and stat takes no lock; seen on ext4), and no version of a page is
 // empty. (A page emptied on purpose, in a directory read whole, keeps its
-// last version until its next event or the next rescan.)
+// last version until its next event or the next rescan.) A page not
+// known is not held back so: in a directory just made, files written
+// before its watch have no event to bring them again.
 func (w *Walk) busy(g *Group, p *tree.Page, rel string, st fileStat, kn *known, loc func() string) (handled, gone bool) {
-	if !w.isBusy(rel, st) {
+	k, ok := kn.lookup(p.Name)
+	if !(w.o.Busy != nil && w.o.Busy(rel)) && !(ok && w.unannounced(rel, st)) {
 		return false, false
 	}
-	k, ok := kn.lookup(p.Name)
 	if !ok {
 		return true, true
 	}
@@ -40,12 +42,10 @@ func (w *Walk) busy(g *Group, p *tree.Page, rel string, st fileStat, kn *known, 
 	return true, false
 }
 
-// isBusy reports whether the page at rel, whose file is st, is being
-// written (busy).
-func (w *Walk) isBusy(rel string, st fileStat) bool {
-	if w.o.Busy != nil && w.o.Busy(rel) {
-		return true
-	}
+// unannounced reports whether the file st of a known page at rel changed
+// in a way the batch being published does not hold: after it was made,
+// or (empty, not named) truncated a moment ago.
+func (w *Walk) unannounced(rel string, st fileStat) bool {
 	if w.o.Unseen.IsZero() {
 		return false
 	}
