@@ -21,6 +21,7 @@ func (c *Config) normalize() {
 	c.Root = c.resolve(c.Root)
 	c.OutputDir = c.resolve(c.OutputDir)
 	c.StateDir = c.resolve(c.StateDir)
+	c.normalizeFleet()
 	for i, f := range c.ExtraURLs {
 		if namesFile(f) {
 			c.ExtraURLs[i] = c.resolve(f)
