@@ -20,6 +20,7 @@ type options struct {
 	changes bool                           // WithChanges: the engine remembers the tree
 	dry     bool                           // WithDryRun: the outputs are a plan (dryRun)
 	every   time.Duration                  // WithProgress: how often a long walk logs
+	fleet   Fleet                          // WithFleet (fleet.go); nil: no fleet
 
 	now     func() time.Time               // time.Now; a seam for tests of time (withClock)
 	openDir func(string) (*os.File, error) // os.Open; a seam for fault tests

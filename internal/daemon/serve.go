@@ -10,6 +10,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/fleet"
 	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/ping"
@@ -43,6 +44,7 @@ type session struct {
 	watchDone chan error // nil once the watcher's end was read
 	urlFiles  <-chan []string
 	notifier  *ping.Notifier
+	fleet     *fleet.Agreement // nil without a fleet (fleet.go)
 
 	retry backoff
 	due   dueTimer
@@ -102,7 +104,11 @@ func (ss *session) close() {
 func (ss *session) open(ctx context.Context) error {
 	s, d := ss.s, ss.d
 	ss.led = &ledger{observed: d.opts.Notifier != nil}
-	eng, err := build.New(ss.cfg, s.log, build.WithChanges(), build.WithWriteAhead(ss.led.owe), build.WithChangeURLs(ss.led.wantsURLs))
+	fleetOpts, err := ss.openFleet(ctx)
+	if err != nil {
+		return err
+	}
+	eng, err := build.New(ss.cfg, s.log, append(fleetOpts, build.WithChanges(), build.WithWriteAhead(ss.led.owe), build.WithChangeURLs(ss.led.wantsURLs))...)
 	if err != nil {
 		return err
 	}
@@ -285,6 +291,8 @@ func (ss *session) step(ctx context.Context) (ending, version, error) {
 		ss.publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
 	case <-ss.quiet.c:
 		ss.quiet.fired()
+	case <-ss.fleetChanged():
+		ss.agreed(ctx)
 	case next := <-ss.s.updates:
 		if ss.s.take(ctx, next) {
 			return reloaded, next, nil

@@ -29,6 +29,9 @@ const (
 	// Restored writes again the files of sitemapd's someone removed (a
 	// deploy's rsync --delete): the groups that lack one, and the index.
 	Restored
+	// FleetAgreed publishes again pages or sitemap files whose time the
+	// fleet settled otherwise than this server published it.
+	FleetAgreed
 )
 
 var triggerNames = [...]string{
@@ -41,6 +44,7 @@ var triggerNames = [...]string{
 	Due:            "pages due",
 	URLFiles:       "extra_urls changed",
 	Restored:       "outputs restored",
+	FleetAgreed:    "fleet agreed",
 }
 
 func (t Trigger) String() string {
@@ -51,8 +55,8 @@ func (t Trigger) String() string {
 }
 
 // Full reports whether the publish walks the whole tree: all but Change,
-// Retry, Due and Restored, which rebuild only the groups they name, and
-// URLFiles.
+// Retry, Due, Restored and FleetAgreed, which rebuild only the groups they
+// name, and URLFiles.
 func (t Trigger) Full() bool {
-	return t != Change && t != Retry && t != Due && t != URLFiles && t != Restored
+	return t != Change && t != Retry && t != Due && t != URLFiles && t != Restored && t != FleetAgreed
 }

@@ -29,8 +29,9 @@ type Agreement struct {
 	redo   map[string][]string // pages to read again: dir -> names
 	index  bool                // a file's time changed: the index again
 	health health
-	// compacted is the revision of this server's last compaction.
-	compacted int64
+	// compacted is the revision of this server's last compaction;
+	// written, the keys it wrote since.
+	compacted, written int64
 
 	loaded  chan struct{} // closed at the first load
 	once    sync.Once

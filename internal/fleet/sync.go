@@ -20,11 +20,14 @@ const (
 	// requestTimeout bounds each request: past it etcd counts as
 	// unreachable (no quorum answers no write).
 	requestTimeout = 5 * time.Second
-	// compactEvery and keepRevisions: after this many revisions, history
-	// older than the last keepRevisions is compacted, so that etcd's
-	// database holds about the records themselves.
+	// After compactEvery revisions, or compactWrites keys written (a
+	// transaction writes up to 128 in one revision), history older than
+	// the last keepRevisions is compacted, so that etcd's database holds
+	// about the records themselves: the versions a site-wide change
+	// replaced are kept at most that long.
 	compactEvery  = 10000
-	keepRevisions = 1000
+	compactWrites = 100000
+	keepRevisions = 100
 )
 
 // health is whether etcd answers, since when, and why not.
@@ -273,6 +276,7 @@ func (a *Agreement) create(ctx context.Context, batch []queued) error {
 			delete(a.queue, q.k)
 		}
 		a.stats.Created.Add(int64(len(batch)))
+		a.written += int64(len(puts))
 		a.maybeCompact(resp.Header.Revision)
 		return nil
 	}
@@ -299,10 +303,10 @@ func (a *Agreement) maybeCompact(rev int64) {
 		a.compacted = rev
 		return
 	}
-	if rev-a.compacted < compactEvery {
+	if rev-a.compacted < compactEvery && a.written < compactWrites {
 		return
 	}
-	a.compacted = rev
+	a.compacted, a.written = rev, 0
 	a.stats.Compactions.Add(1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)

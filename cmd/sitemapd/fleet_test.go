@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitemapd/sitemapd/internal/fleet/etcdtest"
+)
+
+// fleetServer is one web server of a fleet: its document root and its
+// sitemapd.
+type fleetServer struct {
+	name, root string
+	c          *child
+}
+
+// startFleetServer starts `sitemapd run` on root as server name of a
+// fleet coordinated through the etcd endpoints.
+func startFleetServer(t *testing.T, dir, name, root string, endpoints []string) *fleetServer {
+	t.Helper()
+	cfg := filepath.Join(dir, name+".yaml")
+	yaml := fmt.Sprintf("root: %s\nbase_url: %s/\nlog: {format: json}\nstate_dir: %s\n"+
+		"fleet:\n  etcd: {endpoints: [%s]}\n  prefix: /sitemapd/static.test/\n  name: %s\n",
+		root, base, filepath.Join(dir, name+".state"), strings.Join(endpoints, ", "), name)
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &fleetServer{name: name, root: root, c: startChild(t, cfg)}
+	return s
+}
+
+// sums are the sha256 of each of sitemapd's files under root (sitemaps
+// and the index), by path.
+func sums(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for rel, o := range outputs(t, root) {
+		h := sha256.Sum256(o.data)
+		out[rel] = hex.EncodeToString(h[:])
+	}
+	return out
+}
+
+// identical waits until every server's sitemaps and index have the same
+// bytes, then until no server has published for a second, and checks
+// again: equal at a quiet moment.
+func identical(t *testing.T, servers []*fleetServer) map[string]string {
+	t.Helper()
+	var want map[string]string
+	poll(t, "every server's sitemap files to be identical", func() (bool, string) {
+		want = sums(t, servers[0].root)
+		for _, s := range servers[1:] {
+			got := sums(t, s.root)
+			if !maps.Equal(got, want) {
+				return false, fmt.Sprintf("%s: %d files, %s: %d files; %s", servers[0].name, len(want), s.name, len(got), firstDiff(want, got))
+			}
+		}
+		return true, ""
+	})
+	for _, s := range servers {
+		s.c.waitQuiet(t, s.c.count("published")-1)
+	}
+	for _, s := range servers[1:] {
+		if got, want := sums(t, s.root), sums(t, servers[0].root); !maps.Equal(got, want) {
+			t.Fatalf("at a quiet moment %s and %s differ: %s", servers[0].name, s.name, firstDiff(want, got))
+		}
+	}
+	return want
+}
+
+func firstDiff(a, b map[string]string) string {
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		if a[k] != b[k] {
+			return k + " differs"
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			return k + " only on one"
+		}
+	}
+	return "the same"
+}
+
+// TestFleet: three web servers, each with its own copy of the site and its
+// own sitemapd, against a real 3-member etcd cluster. The copies are
+// deployed as fleets deploy: cp without -p (fresh mtimes), rsync -a (the
+// source's mtimes), and one server late, its copy's mtimes later still.
+// At each quiet moment every sitemap file and the index have the same
+// bytes on the three; a page edited on each server in turn takes the
+// mtime of the copy edited first.
+func TestFleet(t *testing.T) {
+	cluster := etcdtest.Start(t, 3)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	writeSite(t, src, realisticSite())
+	roots := []string{filepath.Join(dir, "web1"), filepath.Join(dir, "web2"), filepath.Join(dir, "web3")}
+	command(t, "cp", "-r", src, roots[0])
+	command(t, "rsync", "-a", src+"/", roots[1]+"/")
+
+	var servers []*fleetServer
+	for i := range 2 {
+		servers = append(servers, startFleetServer(t, dir, fmt.Sprintf("web%d", i+1), roots[i], cluster.Endpoints()))
+	}
+	for _, s := range servers {
+		s.c.expect(t, "READY=1")
+	}
+	identical(t, servers)
+
+	// The third server is deployed late: its copy's mtimes are a second
+	// or more later than the first's (cp gives them the time of the copy).
+	time.Sleep(1100 * time.Millisecond)
+	command(t, "cp", "-r", src, roots[2])
+	servers = append(servers, startFleetServer(t, dir, "web3", roots[2], cluster.Endpoints()))
+	servers[2].c.expect(t, "READY=1")
+	first := identical(t, servers)
+
+	// The fleet's lastmods are those of copies, not of any one server:
+	// web2 (rsync -a) has the source's mtimes, web1 the time of its copy,
+	// yet both publish what the first to record a page recorded.
+	const edited = "docs/guide/install.html"
+	old, err := os.ReadFile(filepath.Join(src, edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited: "), 1)
+	var firstMTime time.Time
+	for i, root := range roots {
+		// Each copy gets the edit a second or more after the one before,
+		// as a deploy reaches one host after another.
+		if i > 0 {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		p := filepath.Join(root, edited)
+		if err := os.WriteFile(p, page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			firstMTime = st.ModTime()
+		}
+	}
+	after := identical(t, servers)
+	if maps.Equal(first, after) {
+		t.Fatal("the edit changed no sitemap")
+	}
+	urls := readURLSet(t, filepath.Join(roots[2], "docs", "sitemap.xml"))
+	if got, want := urls[pageURL(edited)], w3c(firstMTime); got != want {
+		t.Errorf("lastmod of the edited page on the last server: %s, want %s, the mtime of the first copy edited", got, want)
+	}
+}

@@ -1,0 +1,72 @@
+package daemon
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/fleet"
+)
+
+// joinWait bounds how long a session waits, before its first build, for
+// the fleet's records: long enough for a range read of a large site's
+// records, short enough that a server whose etcd is down still publishes
+// (its own times, converging when etcd returns).
+var joinWait = 30 * time.Second
+
+// openFleet connects the site to its fleet (fleet: in the configuration)
+// and waits for the fleet's records, so that the first publish takes the
+// fleet's times. It returns the engine's option, none without a fleet.
+func (ss *session) openFleet(ctx context.Context) ([]build.Option, error) {
+	if !ss.cfg.Fleet.On() {
+		return nil, nil
+	}
+	log := ss.s.log.Named("fleet")
+	fl, err := fleet.New(&ss.cfg.Fleet, log)
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { fl.Run(rctx); close(done) }()
+	ss.onClose(func() { cancel(); <-done; fl.Close() })
+	ss.fleet = fl
+	wctx, wcancel := context.WithTimeout(ctx, joinWait)
+	defer wcancel()
+	start := time.Now()
+	if err := fl.WaitLoaded(wctx); err != nil {
+		_, _, why := fl.Health()
+		log.Warn("the fleet's records could not be read: publishing this server's own times until they can", zap.String("reason", why))
+	} else {
+		log.Info("joined the fleet", zap.String("server", ss.cfg.Fleet.ServerName()), zap.Duration("took", time.Since(start)))
+	}
+	return []build.Option{build.WithFleet(fl)}, nil
+}
+
+// fleetChanged is the fleet's signal that it settled times otherwise than
+// they were published here; nil (never ready) without a fleet.
+func (ss *session) fleetChanged() <-chan struct{} {
+	if ss.fleet == nil {
+		return nil
+	}
+	return ss.fleet.Changed()
+}
+
+// agreed publishes again what the fleet settled otherwise: its pages,
+// read again (their files unchanged, they take the fleet's times), or,
+// for sitemap files only, the index.
+func (ss *session) agreed(ctx context.Context) {
+	pages, index := ss.fleet.Take()
+	eng := ss.eng
+	switch {
+	case len(pages) > 0:
+		dirs := slices.Sorted(maps.Keys(pages))
+		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Update(ctx, dirs, pages) })
+	case index:
+		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Rebuild(ctx, nil) })
+	}
+}
