@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +22,7 @@ import (
 // sitemapd.
 type fleetServer struct {
 	name, root string
+	listen     string // the daemon's /healthz
 	c          *child
 }
 
@@ -28,14 +31,58 @@ type fleetServer struct {
 func startFleetServer(t *testing.T, dir, name, root string, endpoints []string) *fleetServer {
 	t.Helper()
 	cfg := filepath.Join(dir, name+".yaml")
-	yaml := fmt.Sprintf("root: %s\nbase_url: %s/\nlog: {format: json}\nstate_dir: %s\n"+
+	listen := freeAddr(t)
+	yaml := fmt.Sprintf("root: %s\nbase_url: %s/\nlog: {format: json}\nstate_dir: %s\nlisten: %s\n"+
 		"fleet:\n  etcd: {endpoints: [%s]}\n  prefix: /sitemapd/static.test/\n  name: %s\n",
-		root, base, filepath.Join(dir, name+".state"), strings.Join(endpoints, ", "), name)
+		root, base, filepath.Join(dir, name+".state"), listen, strings.Join(endpoints, ", "), name)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &fleetServer{name: name, root: root, c: startChild(t, cfg)}
-	return s
+	return &fleetServer{name: name, root: root, listen: listen, c: startChild(t, cfg)}
+}
+
+// health is the server's /healthz status and reason.
+func (s *fleetServer) health(t *testing.T) (status, reason string) {
+	t.Helper()
+	resp, err := http.Get("http://" + s.listen + "/healthz")
+	if err != nil {
+		return "", err.Error()
+	}
+	defer resp.Body.Close()
+	var h struct{ Status, Reason string }
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatalf("%s /healthz: %v", s.name, err)
+	}
+	return h.Status, h.Reason
+}
+
+// deploy writes page rel with data into each server's copy in turn, a
+// second or more apart (as a deploy reaches one host after another), and
+// returns the mtime each copy's file took.
+func deploy(t *testing.T, servers []*fleetServer, rel string, data []byte) []time.Time {
+	t.Helper()
+	var mtimes []time.Time
+	for i, s := range servers {
+		if i > 0 {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		p := filepath.Join(s.root, rel)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mtimes = append(mtimes, st.ModTime())
+	}
+	return mtimes
+}
+
+// lastmod is the lastmod server s lists for page rel (a page of docs/).
+func (s *fleetServer) lastmod(t *testing.T, rel string) string {
+	t.Helper()
+	return readURLSet(t, filepath.Join(s.root, "docs", "sitemap.xml"))[pageURL(rel)]
 }
 
 // sums are the sha256 of each of sitemapd's files under root (sitemaps
@@ -97,7 +144,9 @@ func firstDiff(a, b map[string]string) string {
 // source's mtimes), and one server late, its copy's mtimes later still.
 // At each quiet moment every sitemap file and the index have the same
 // bytes on the three; a page edited on each server in turn takes the
-// mtime of the copy edited first.
+// mtime of the copy edited first. One etcd member lost changes nothing;
+// the whole cluster lost, each server publishes its own copy's change and
+// its /healthz says degraded, and once etcd is back they converge.
 func TestFleet(t *testing.T) {
 	cluster := etcdtest.Start(t, 3)
 	dir := t.TempDir()
@@ -132,32 +181,53 @@ func TestFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited: "), 1)
-	var firstMTime time.Time
-	for i, root := range roots {
-		// Each copy gets the edit a second or more after the one before,
-		// as a deploy reaches one host after another.
-		if i > 0 {
-			time.Sleep(1100 * time.Millisecond)
-		}
-		p := filepath.Join(root, edited)
-		if err := os.WriteFile(p, page, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			st, err := os.Stat(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			firstMTime = st.ModTime()
-		}
-	}
+	mtimes := deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited: "), 1))
 	after := identical(t, servers)
 	if maps.Equal(first, after) {
 		t.Fatal("the edit changed no sitemap")
 	}
-	urls := readURLSet(t, filepath.Join(roots[2], "docs", "sitemap.xml"))
-	if got, want := urls[pageURL(edited)], w3c(firstMTime); got != want {
+	if got, want := servers[2].lastmod(t, edited), w3c(mtimes[0]); got != want {
 		t.Errorf("lastmod of the edited page on the last server: %s, want %s, the mtime of the first copy edited", got, want)
+	}
+
+	// One etcd member lost: no effect.
+	cluster.Kill(0)
+	mtimes = deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited again: "), 1))
+	identical(t, servers)
+	if got, want := servers[1].lastmod(t, edited), w3c(mtimes[0]); got != want {
+		t.Errorf("with a member lost, lastmod of the edited page: %s, want %s", got, want)
+	}
+	for _, s := range servers {
+		if st, why := s.health(t); st != "ok" {
+			t.Errorf("%s with one etcd member lost: %s: %s", s.name, st, why)
+		}
+	}
+
+	// The whole cluster down while the page changes: each server keeps
+	// publishing, with its own copy's mtime, and says it is degraded;
+	// when etcd returns, they converge on one of those times.
+	cluster.KillAll()
+	mtimes = deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited in the outage: "), 1))
+	for i, s := range servers {
+		poll(t, s.name+" to publish the change alone", func() (bool, string) {
+			got := s.lastmod(t, edited)
+			return got == w3c(mtimes[i]), got
+		})
+		poll(t, s.name+"'s /healthz to say degraded", func() (bool, string) {
+			st, why := s.health(t)
+			return st == "degraded" && strings.Contains(why, "fleet: etcd unreachable for"), st + ": " + why
+		})
+	}
+	cluster.RestartAll()
+	identical(t, servers)
+	got := servers[0].lastmod(t, edited)
+	if !slices.Contains([]string{w3c(mtimes[0]), w3c(mtimes[1]), w3c(mtimes[2])}, got) {
+		t.Errorf("after the outage, lastmod of the edited page: %s, want one of the copies' mtimes %v", got, mtimes)
+	}
+	for _, s := range servers {
+		poll(t, s.name+"'s /healthz to be ok again", func() (bool, string) {
+			st, why := s.health(t)
+			return st == "ok", st + ": " + why
+		})
 	}
 }

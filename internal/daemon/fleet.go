@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -69,4 +70,19 @@ func (ss *session) agreed(ctx context.Context) {
 	case index:
 		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Rebuild(ctx, nil) })
 	}
+}
+
+// fleetTrouble is why the fleet's etcd cannot be reached, since when and
+// what that means, for /healthz; "" while it can, or without a fleet.
+// Safe from any goroutine.
+func (ss *session) fleetTrouble() string {
+	if ss.fleet == nil {
+		return ""
+	}
+	ok, since, why := ss.fleet.Health()
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("fleet: etcd unreachable for %s (since %s): %s; publishing this server's own lastmods, %d versions queued",
+		time.Since(since).Round(time.Second), since.UTC().Format(time.RFC3339), why, ss.fleet.Pending())
 }

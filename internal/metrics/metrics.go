@@ -28,7 +28,10 @@ type State struct {
 	Refused string
 	// Stalled is why the daemon shows no sign of life (as its systemd
 	// watchdog sees it); "" while it lives.
-	Stalled   string
+	Stalled string
+	// Fleet is why the fleet's etcd cannot be reached, and since when;
+	// "" while it can, or without a fleet.
+	Fleet     string
 	Endpoints []ping.Stats
 	// Roots are the directories (the document root, the output root)
 	// whose absolute paths /healthz does not show: the paths its reasons
