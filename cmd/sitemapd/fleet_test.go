@@ -28,13 +28,13 @@ type fleetServer struct {
 
 // startFleetServer starts `sitemapd run` on root as server name of a
 // fleet coordinated through the etcd endpoints.
-func startFleetServer(t *testing.T, dir, name, root string, endpoints []string) *fleetServer {
+func startFleetServer(t *testing.T, dir, name, root string, endpoints []string, rcv *receiver) *fleetServer {
 	t.Helper()
 	cfg := filepath.Join(dir, name+".yaml")
 	listen := freeAddr(t)
 	yaml := fmt.Sprintf("root: %s\nbase_url: %s/\nlog: {format: json}\nstate_dir: %s\nlisten: %s\n"+
 		"fleet:\n  etcd: {endpoints: [%s]}\n  prefix: /sitemapd/static.test/\n  name: %s\n",
-		root, base, filepath.Join(dir, name+".state"), listen, strings.Join(endpoints, ", "), name)
+		root, base, filepath.Join(dir, name+".state"), listen, strings.Join(endpoints, ", "), name) + notifyConfig(rcv)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +146,11 @@ func firstDiff(a, b map[string]string) string {
 // bytes on the three; a page edited on each server in turn takes the
 // mtime of the copy edited first. One etcd member lost changes nothing;
 // the whole cluster lost, each server publishes its own copy's change and
-// its /healthz says degraded, and once etcd is back they converge.
+// its /healthz says degraded, and once etcd is back they converge. Only
+// the fleet's leader notifies: an edit on the three is sent once.
 func TestFleet(t *testing.T) {
 	cluster := etcdtest.Start(t, 3)
+	rcv := newReceiver(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	writeSite(t, src, realisticSite())
@@ -158,7 +160,7 @@ func TestFleet(t *testing.T) {
 
 	var servers []*fleetServer
 	for i := range 2 {
-		servers = append(servers, startFleetServer(t, dir, fmt.Sprintf("web%d", i+1), roots[i], cluster.Endpoints()))
+		servers = append(servers, startFleetServer(t, dir, fmt.Sprintf("web%d", i+1), roots[i], cluster.Endpoints(), rcv))
 	}
 	for _, s := range servers {
 		s.c.expect(t, "READY=1")
@@ -169,7 +171,7 @@ func TestFleet(t *testing.T) {
 	// or more later than the first's (cp gives them the time of the copy).
 	time.Sleep(1100 * time.Millisecond)
 	command(t, "cp", "-r", src, roots[2])
-	servers = append(servers, startFleetServer(t, dir, "web3", roots[2], cluster.Endpoints()))
+	servers = append(servers, startFleetServer(t, dir, "web3", roots[2], cluster.Endpoints(), rcv))
 	servers[2].c.expect(t, "READY=1")
 	first := identical(t, servers)
 
@@ -181,8 +183,15 @@ func TestFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mark := rcv.count()
 	mtimes := deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited: "), 1))
 	after := identical(t, servers)
+	// One server notifies: the edit, on three servers, is sent once.
+	rcv.waitFor(t, mark, pageURL(edited))
+	time.Sleep(3 * time.Second) // three of notify.schedule's runs: a second sender would have sent
+	if got := rcv.since(mark); !slices.Equal(got, []string{pageURL(edited)}) {
+		t.Errorf("IndexNow was sent %q, want the edited page once", got)
+	}
 	if maps.Equal(first, after) {
 		t.Fatal("the edit changed no sitemap")
 	}
@@ -190,8 +199,11 @@ func TestFleet(t *testing.T) {
 		t.Errorf("lastmod of the edited page on the last server: %s, want %s, the mtime of the first copy edited", got, want)
 	}
 
-	// One etcd member lost: no effect.
+	// One etcd member lost: no effect, once the others have a leader
+	// (if it led, for the second or so of their election a write waits;
+	// a change written then is the first recorded, not the first seen).
 	cluster.Kill(0)
+	cluster.WaitHealthy(time.Minute)
 	mtimes = deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited again: "), 1))
 	identical(t, servers)
 	if got, want := servers[1].lastmod(t, edited), w3c(mtimes[0]); got != want {

@@ -86,3 +86,14 @@ func (ss *session) fleetTrouble() string {
 	return fmt.Sprintf("fleet: etcd unreachable for %s (since %s): %s; publishing this server's own lastmods, %d versions queued",
 		time.Since(since).Round(time.Second), since.UTC().Format(time.RFC3339), why, ss.fleet.Pending())
 }
+
+// whileLeader runs the notifier (run) only while this server leads its
+// fleet, so that one server of the fleet notifies; without a fleet, at
+// once. Every server records what it owes as it publishes: a new leader
+// sends what its own record owes (docs/fleet.md).
+func (ss *session) whileLeader(ctx context.Context, run func(context.Context) error) error {
+	if ss.fleet == nil {
+		return run(ctx)
+	}
+	return ss.fleet.Lead(ctx, ss.cfg.Fleet.ServerName(), run)
+}

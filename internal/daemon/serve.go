@@ -188,7 +188,7 @@ func (ss *session) startNotifier(ctx context.Context) error {
 	d.keeper.beat()
 	nctx, stopNotify := context.WithCancel(ctx)
 	notifyDone := make(chan error, 1)
-	go func() { notifyDone <- notifier.Run(nctx) }()
+	go func() { notifyDone <- ss.whileLeader(nctx, notifier.Run) }()
 	ss.onClose(func() {
 		stopNotify()
 		if err := <-notifyDone; err != nil {

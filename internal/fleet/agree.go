@@ -32,6 +32,7 @@ type Agreement struct {
 	// compacted is the revision of this server's last compaction;
 	// written, the keys it wrote since.
 	compacted, written int64
+	leading            bool // Lead: this server leads now
 
 	loaded  chan struct{} // closed at the first load
 	once    sync.Once

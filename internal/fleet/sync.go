@@ -68,33 +68,39 @@ func (a *Agreement) setHealth(err error) {
 // Run keeps the mirror and records the queue until ctx is done: it loads
 // the records, watches them, and sends the queue in batches, retrying
 // with backoff while etcd is unreachable.
+//
+// A request that fails is tried again at once, as a new session: the
+// member it went to may be the one just lost, and the client sends the
+// next to another. Only when that fails too is etcd unreachable.
 func (a *Agreement) Run(ctx context.Context) {
-	backoff := time.Second
+	var backoff time.Duration
 	for ctx.Err() == nil {
-		err := a.session(ctx)
+		loaded, err := a.session(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		a.setHealth(err)
+		if loaded {
+			backoff = 0 // it worked until now: try again at once
+		}
+		if backoff > 0 {
+			a.setHealth(err)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 10*time.Second)
-		if err == nil {
-			backoff = time.Second
-		}
+		backoff = min(max(2*backoff, time.Second), 10*time.Second)
 	}
 }
 
-// session loads the records and keeps them until the watch fails: the
-// caller then loads them again, as history may have been compacted past
-// what the watch had seen.
-func (a *Agreement) session(ctx context.Context) error {
+// session loads the records and keeps them until the watch or a request
+// fails: the caller then loads them again, as history may have been
+// compacted past what the watch had seen. loaded says the load worked.
+func (a *Agreement) session(ctx context.Context) (loaded bool, err error) {
 	rev, err := a.load(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	a.setHealth(nil)
 	a.once.Do(func() { close(a.loaded) })
@@ -106,17 +112,17 @@ func (a *Agreement) session(ctx context.Context) error {
 	defer retry.Stop()
 	for {
 		if err := a.flush(ctx); err != nil {
-			return err
+			return true, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return true, nil
 		case resp, ok := <-wch:
 			if !ok {
-				return errors.New("watch closed")
+				return true, errors.New("watch closed")
 			}
 			if err := resp.Err(); err != nil {
-				return fmt.Errorf("watch: %w", err)
+				return true, fmt.Errorf("watch: %w", err)
 			}
 			a.apply(resp.Events)
 		case <-a.wake:
