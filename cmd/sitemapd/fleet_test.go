@@ -173,6 +173,11 @@ func TestFleet(t *testing.T) {
 	command(t, "cp", "-r", src, roots[2])
 	servers = append(servers, startFleetServer(t, dir, "web3", roots[2], cluster.Endpoints(), rcv))
 	servers[2].c.expect(t, "READY=1")
+	// It read the fleet's records before its first publish: that publish
+	// (READY=1 follows it) already has the fleet's bytes.
+	if got, want := sums(t, roots[2]), sums(t, roots[0]); !maps.Equal(got, want) {
+		t.Errorf("the late server's first publish differs from the fleet's: %s", firstDiff(want, got))
+	}
 	first := identical(t, servers)
 
 	// The fleet's lastmods are those of copies, not of any one server:

@@ -36,10 +36,8 @@ func (ss *session) openFleet(ctx context.Context) ([]build.Option, error) {
 	go func() { fl.Run(rctx); close(done) }()
 	ss.onClose(func() { cancel(); <-done; fl.Close() })
 	ss.fleet = fl
-	wctx, wcancel := context.WithTimeout(ctx, joinWait)
-	defer wcancel()
 	start := time.Now()
-	if err := fl.WaitLoaded(wctx); err != nil {
+	if err := ss.waitJoined(ctx, fl); err != nil {
 		_, _, why := fl.Health()
 		log.Warn("the fleet's records could not be read: publishing this server's own times until they can", zap.String("reason", why))
 	} else {
@@ -96,4 +94,24 @@ func (ss *session) whileLeader(ctx context.Context, run func(context.Context) er
 		return run(ctx)
 	}
 	return ss.fleet.Lead(ctx, ss.cfg.Fleet.ServerName(), run)
+}
+
+// waitJoined waits, at most joinWait, for the fleet's records to be read,
+// beating the keeper meanwhile: the process is alive, waiting with a
+// bound, and systemd's watchdog must not take it for stuck.
+func (ss *session) waitJoined(ctx context.Context, fl *fleet.Agreement) error {
+	wctx, cancel := context.WithTimeout(ctx, joinWait)
+	defer cancel()
+	loaded := make(chan error, 1)
+	go func() { loaded <- fl.WaitLoaded(wctx) }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-loaded:
+			return err
+		case <-tick.C:
+			ss.d.keeper.beat()
+		}
+	}
 }
