@@ -51,11 +51,19 @@ func (a *Agreement) Lead(ctx context.Context, name string, run func(context.Cont
 
 // leadOnce campaigns, and once elected runs run until the session ends.
 func (a *Agreement) leadOnce(ctx context.Context, name string, run func(context.Context) error) error {
-	s, err := concurrency.NewSession(a.cli, concurrency.WithTTL(LeaseTTL), concurrency.WithContext(ctx))
+	// The lease is granted under ctx (etcd down: the grant waits, and
+	// ends with ctx); the session outlives ctx, so that its Close can
+	// revoke the lease when ctx is done: another server is elected at
+	// once, not a lease later.
+	lease, err := a.cli.Grant(ctx, LeaseTTL)
+	if err != nil {
+		return fmt.Errorf("grant a lease: %w", err)
+	}
+	s, err := concurrency.NewSession(a.cli, concurrency.WithLease(lease.ID), concurrency.WithContext(context.WithoutCancel(ctx)))
 	if err != nil {
 		return fmt.Errorf("open a session: %w", err)
 	}
-	defer s.Close() // revokes the lease: another server is elected at once
+	defer s.Close()
 	e := concurrency.NewElection(s, a.prefix+leaderDir)
 	if err := e.Campaign(ctx, name); err != nil {
 		return fmt.Errorf("campaign: %w", err)

@@ -56,6 +56,12 @@ func TestLead(t *testing.T) {
 	if err := <-doneA; err != nil {
 		t.Fatal(err)
 	}
+	// It resigned: its key is gone now, not a lease later.
+	for k, v := range records(t, c, prefix+leaderDir) {
+		if string(v) == "web-a" {
+			t.Errorf("a stopped, and its election key %s is still there", k)
+		}
+	}
 	eventually(t, "b leads once a resigned", rb.on.Load)
 	if name, _ := a.Leader(context.Background()); name != "web-b" {
 		t.Errorf("leader %q, want web-b", name)
