@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -54,6 +55,21 @@ func (s *fleetServer) health(t *testing.T) (status, reason string) {
 		t.Fatalf("%s /healthz: %v", s.name, err)
 	}
 	return h.Status, h.Reason
+}
+
+// metrics is the server's /metrics.
+func (s *fleetServer) metrics(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get("http://" + s.listen + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // deploy writes page rel with data into each server's copy in turn, a
@@ -196,6 +212,19 @@ func TestFleet(t *testing.T) {
 	time.Sleep(3 * time.Second) // three of notify.schedule's runs: a second sender would have sent
 	if got := rcv.since(mark); !slices.Equal(got, []string{pageURL(edited)}) {
 		t.Errorf("IndexNow was sent %q, want the edited page once", got)
+	}
+	leaders := 0
+	for _, s := range servers {
+		m := s.metrics(t)
+		if !strings.Contains(m, "\nsitemapd_fleet_etcd_reachable 1\n") {
+			t.Errorf("%s's metrics do not say etcd is reachable", s.name)
+		}
+		if strings.Contains(m, "\nsitemapd_fleet_leader 1\n") {
+			leaders++
+		}
+	}
+	if leaders != 1 {
+		t.Errorf("%d servers say they lead", leaders)
 	}
 	if maps.Equal(first, after) {
 		t.Fatal("the edit changed no sitemap")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/fleet"
+	"github.com/sitemapd/sitemapd/internal/metrics"
 )
 
 // joinWait bounds how long a session waits, before its first build, for
@@ -114,4 +115,14 @@ func (ss *session) waitJoined(ctx context.Context, fl *fleet.Agreement) error {
 			ss.d.keeper.beat()
 		}
 	}
+}
+
+// fleetStats is the fleet's figures for /metrics, nil without a fleet.
+func (ss *session) fleetStats() *metrics.FleetStats {
+	if ss.fleet == nil {
+		return nil
+	}
+	ok, _, _ := ss.fleet.Health()
+	return &metrics.FleetStats{Reachable: ok, Leading: ss.fleet.Leading(), Queued: ss.fleet.Pending(),
+		Requests: ss.fleet.Requests(), Adopted: ss.fleet.Adopted()}
 }

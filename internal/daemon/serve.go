@@ -212,7 +212,7 @@ func (ss *session) showState() {
 		st.Refused = s.refused
 		s.mu.Unlock()
 		st.Stalled = d.keeper.stalled(time.Now())
-		st.Fleet = ss.fleetTrouble()
+		st.Fleet, st.FleetStats = ss.fleetTrouble(), ss.fleetStats()
 		return st
 	})
 	s.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),

@@ -198,3 +198,7 @@ func (a *Agreement) Requests() int64 {
 	s := &a.stats
 	return s.Txns.Load() + s.Ranges.Load() + s.Compactions.Load() + s.Watches.Load()
 }
+
+// Adopted is how many versions this server published with its own time
+// whose time another server had recorded first.
+func (a *Agreement) Adopted() int64 { return a.stats.Adopted.Load() }

@@ -31,13 +31,21 @@ type State struct {
 	Stalled string
 	// Fleet is why the fleet's etcd cannot be reached, and since when;
 	// "" while it can, or without a fleet.
-	Fleet     string
-	Endpoints []ping.Stats
+	Fleet      string
+	FleetStats *FleetStats // nil without a fleet
+	Endpoints  []ping.Stats
 	// Roots are the directories (the document root, the output root)
 	// whose absolute paths /healthz does not show: the paths its reasons
 	// name are relative to them. An answer to anyone who can reach the
 	// listener should not describe the server's filesystem.
 	Roots []string
+}
+
+// FleetStats is what a fleet's member reports (package fleet).
+type FleetStats struct {
+	Reachable, Leading bool
+	Queued             int
+	Requests, Adopted  int64
 }
 
 // NotifyFailingAfter is how long an endpoint's requests may keep failing
@@ -302,6 +310,13 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			put(notifyOwed, float64(e.Owed), e.Endpoint)
 			put(notifyStatus, float64(e.LastStatus), e.Endpoint)
 			put(notifyGone, b2f(e.Gone), e.Endpoint)
+		}
+		if f := st.FleetStats; f != nil {
+			put(fleetReachable, b2f(f.Reachable))
+			put(fleetLeader, b2f(f.Leading))
+			put(fleetQueued, float64(f.Queued))
+			put(fleetRequests, float64(f.Requests))
+			put(fleetAdopted, float64(f.Adopted))
 		}
 	}
 }
