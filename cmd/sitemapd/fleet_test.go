@@ -226,6 +226,17 @@ func TestFleet(t *testing.T) {
 	if leaders != 1 {
 		t.Errorf("%d servers say they lead", leaders)
 	}
+	// sitemapd fleet: the three servers, the first the leader.
+	code, out, errOut := runCLI("fleet", "-config", filepath.Join(dir, "web2.yaml"))
+	if code != ExitOK || !strings.Contains(out, "this server: web2, running\n") || !strings.Contains(out, "versions recorded: ") {
+		t.Errorf("sitemapd fleet: %d\n%s%s", code, out, errOut)
+	}
+	for _, s := range servers {
+		leads := strings.Contains(s.metrics(t), "\nsitemapd_fleet_leader 1\n")
+		if named := strings.Contains(out, "servers: "+s.name+" (leader"); named != leads {
+			t.Errorf("sitemapd fleet names %s the leader: %v; its metrics say it leads: %v\n%s", s.name, named, leads, out)
+		}
+	}
 	if maps.Equal(first, after) {
 		t.Fatal("the edit changed no sitemap")
 	}
@@ -275,5 +286,18 @@ func TestFleet(t *testing.T) {
 			st, why := s.health(t)
 			return st == "ok", st + ": " + why
 		})
+	}
+}
+
+// sitemapd fleet on a site without a fleet says so, and on one whose etcd
+// does not answer says that, exiting 1.
+func TestFleetCommandErrors(t *testing.T) {
+	cfg, _ := writeConfig(t, "")
+	if code, out, errOut := runCLI("fleet", "-config", cfg); code != ExitFailure || out != "" || !strings.Contains(errOut, "no fleet (fleet.etcd.endpoints is not set)") {
+		t.Errorf("without a fleet: %d %q %q", code, out, errOut)
+	}
+	cfg, _ = writeConfig(t, "fleet: {etcd: {endpoints: [\"http://"+freeAddr(t)+"\"]}}\n")
+	if code, out, _ := runCLI("fleet", "-config", cfg, "-timeout", "1s"); code != ExitFailure || !strings.Contains(out, "etcd unreachable") {
+		t.Errorf("etcd unreachable: %d %q", code, out)
 	}
 }
