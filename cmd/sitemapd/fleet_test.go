@@ -165,109 +165,147 @@ func firstDiff(a, b map[string]string) string {
 // its /healthz says degraded, and once etcd is back they converge. Only
 // the fleet's leader notifies: an edit on the three is sent once.
 func TestFleet(t *testing.T) {
-	cluster := etcdtest.Start(t, 3)
-	rcv := newReceiver(t)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
+	f := startFleet(t)
+	f.edit()
+	f.memberLost()
+	f.outage()
+}
+
+// fleetRun is TestFleet's fleet: the cluster, the servers, the IndexNow
+// receiver, and the site's source and page that is edited.
+type fleetRun struct {
+	t       *testing.T
+	cluster *etcdtest.Cluster
+	rcv     *receiver
+	dir     string
+	servers []*fleetServer
+	old     []byte // the edited page as the source has it
+}
+
+const fleetEdited = "docs/guide/install.html"
+
+// startFleet deploys the copies and starts the servers: two at once, the
+// third late, which must publish the fleet's bytes from its first publish.
+func startFleet(t *testing.T) *fleetRun {
+	f := &fleetRun{t: t, cluster: etcdtest.Start(t, 3), rcv: newReceiver(t), dir: t.TempDir()}
+	src := filepath.Join(f.dir, "src")
 	writeSite(t, src, realisticSite())
-	roots := []string{filepath.Join(dir, "web1"), filepath.Join(dir, "web2"), filepath.Join(dir, "web3")}
+	roots := []string{filepath.Join(f.dir, "web1"), filepath.Join(f.dir, "web2"), filepath.Join(f.dir, "web3")}
 	command(t, "cp", "-r", src, roots[0])
 	command(t, "rsync", "-a", src+"/", roots[1]+"/")
-
-	var servers []*fleetServer
 	for i := range 2 {
-		servers = append(servers, startFleetServer(t, dir, fmt.Sprintf("web%d", i+1), roots[i], cluster.Endpoints(), rcv))
+		f.servers = append(f.servers, startFleetServer(t, f.dir, fmt.Sprintf("web%d", i+1), roots[i], f.cluster.Endpoints(), f.rcv))
 	}
-	for _, s := range servers {
+	for _, s := range f.servers {
 		s.c.expect(t, "READY=1")
 	}
-	identical(t, servers)
+	identical(t, f.servers)
 
 	// The third server is deployed late: its copy's mtimes are a second
 	// or more later than the first's (cp gives them the time of the copy).
 	time.Sleep(1100 * time.Millisecond)
 	command(t, "cp", "-r", src, roots[2])
-	servers = append(servers, startFleetServer(t, dir, "web3", roots[2], cluster.Endpoints(), rcv))
-	servers[2].c.expect(t, "READY=1")
+	f.servers = append(f.servers, startFleetServer(t, f.dir, "web3", roots[2], f.cluster.Endpoints(), f.rcv))
+	f.servers[2].c.expect(t, "READY=1")
 	// It read the fleet's records before its first publish: that publish
 	// (READY=1 follows it) already has the fleet's bytes.
 	if got, want := sums(t, roots[2]), sums(t, roots[0]); !maps.Equal(got, want) {
 		t.Errorf("the late server's first publish differs from the fleet's: %s", firstDiff(want, got))
 	}
-	first := identical(t, servers)
-
-	// The fleet's lastmods are those of copies, not of any one server:
-	// web2 (rsync -a) has the source's mtimes, web1 the time of its copy,
-	// yet both publish what the first to record a page recorded.
-	const edited = "docs/guide/install.html"
-	old, err := os.ReadFile(filepath.Join(src, edited))
-	if err != nil {
+	identical(t, f.servers)
+	var err error
+	if f.old, err = os.ReadFile(filepath.Join(src, fleetEdited)); err != nil {
 		t.Fatal(err)
 	}
-	mark := rcv.count()
-	mtimes := deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited: "), 1))
-	after := identical(t, servers)
+	return f
+}
+
+// deployEdit writes the edited page, with the heading prefixed by what,
+// into each copy in turn.
+func (f *fleetRun) deployEdit(what string) []time.Time {
+	return deploy(f.t, f.servers, fleetEdited, bytes.Replace(f.old, []byte("<h1>"), []byte("<h1>"+what+" "), 1))
+}
+
+// edit: the fleet's lastmods are those of copies, not of any one server
+// (web2, rsync -a, has the source's mtimes, web1 the time of its copy),
+// the first copy edited gives the page its lastmod, and one server, the
+// leader, notifies.
+func (f *fleetRun) edit() {
+	t := f.t
+	before := sums(t, f.servers[0].root)
+	mark := f.rcv.count()
+	mtimes := f.deployEdit("Edited:")
+	if after := identical(t, f.servers); maps.Equal(before, after) {
+		t.Fatal("the edit changed no sitemap")
+	}
+	if got, want := f.servers[2].lastmod(t, fleetEdited), w3c(mtimes[0]); got != want {
+		t.Errorf("lastmod of the edited page on the last server: %s, want %s, the mtime of the first copy edited", got, want)
+	}
 	// One server notifies: the edit, on three servers, is sent once.
-	rcv.waitFor(t, mark, pageURL(edited))
+	f.rcv.waitFor(t, mark, pageURL(fleetEdited))
 	time.Sleep(3 * time.Second) // three of notify.schedule's runs: a second sender would have sent
-	if got := rcv.since(mark); !slices.Equal(got, []string{pageURL(edited)}) {
+	if got := f.rcv.since(mark); !slices.Equal(got, []string{pageURL(fleetEdited)}) {
 		t.Errorf("IndexNow was sent %q, want the edited page once", got)
 	}
+	f.oneLeader()
+}
+
+// oneLeader: one server's metrics say it leads, every one's that etcd is
+// reachable, and sitemapd fleet names the leader the metrics name.
+func (f *fleetRun) oneLeader() {
+	t := f.t
+	code, out, errOut := runCLI("fleet", "-config", filepath.Join(f.dir, "web2.yaml"))
+	if code != ExitOK || !strings.Contains(out, "this server: web2, running\n") || !strings.Contains(out, "versions recorded: ") {
+		t.Errorf("sitemapd fleet: %d\n%s%s", code, out, errOut)
+	}
 	leaders := 0
-	for _, s := range servers {
+	for _, s := range f.servers {
 		m := s.metrics(t)
 		if !strings.Contains(m, "\nsitemapd_fleet_etcd_reachable 1\n") {
 			t.Errorf("%s's metrics do not say etcd is reachable", s.name)
 		}
-		if strings.Contains(m, "\nsitemapd_fleet_leader 1\n") {
+		leads := strings.Contains(m, "\nsitemapd_fleet_leader 1\n")
+		if leads {
 			leaders++
+		}
+		if named := strings.Contains(out, "servers: "+s.name+" (leader"); named != leads {
+			t.Errorf("sitemapd fleet names %s the leader: %v; its metrics say it leads: %v\n%s", s.name, named, leads, out)
 		}
 	}
 	if leaders != 1 {
 		t.Errorf("%d servers say they lead", leaders)
 	}
-	// sitemapd fleet: the three servers, the first the leader.
-	code, out, errOut := runCLI("fleet", "-config", filepath.Join(dir, "web2.yaml"))
-	if code != ExitOK || !strings.Contains(out, "this server: web2, running\n") || !strings.Contains(out, "versions recorded: ") {
-		t.Errorf("sitemapd fleet: %d\n%s%s", code, out, errOut)
-	}
-	for _, s := range servers {
-		leads := strings.Contains(s.metrics(t), "\nsitemapd_fleet_leader 1\n")
-		if named := strings.Contains(out, "servers: "+s.name+" (leader"); named != leads {
-			t.Errorf("sitemapd fleet names %s the leader: %v; its metrics say it leads: %v\n%s", s.name, named, leads, out)
-		}
-	}
-	if maps.Equal(first, after) {
-		t.Fatal("the edit changed no sitemap")
-	}
-	if got, want := servers[2].lastmod(t, edited), w3c(mtimes[0]); got != want {
-		t.Errorf("lastmod of the edited page on the last server: %s, want %s, the mtime of the first copy edited", got, want)
-	}
+}
 
-	// One etcd member lost: no effect, once the others have a leader
-	// (if it led, for the second or so of their election a write waits;
-	// a change written then is the first recorded, not the first seen).
-	cluster.Kill(0)
-	cluster.WaitHealthy(time.Minute)
-	mtimes = deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited again: "), 1))
-	identical(t, servers)
-	if got, want := servers[1].lastmod(t, edited), w3c(mtimes[0]); got != want {
+// memberLost: one etcd member lost changes nothing, once the others have
+// a leader (if it led, for the second or so of their election a write
+// waits; a change written then is the first recorded, not the first seen).
+func (f *fleetRun) memberLost() {
+	t := f.t
+	f.cluster.Kill(0)
+	f.cluster.WaitHealthy(time.Minute)
+	mtimes := f.deployEdit("Edited again:")
+	identical(t, f.servers)
+	if got, want := f.servers[1].lastmod(t, fleetEdited), w3c(mtimes[0]); got != want {
 		t.Errorf("with a member lost, lastmod of the edited page: %s, want %s", got, want)
 	}
-	for _, s := range servers {
+	for _, s := range f.servers {
 		if st, why := s.health(t); st != "ok" {
 			t.Errorf("%s with one etcd member lost: %s: %s", s.name, st, why)
 		}
 	}
+}
 
-	// The whole cluster down while the page changes: each server keeps
-	// publishing, with its own copy's mtime, and says it is degraded;
-	// when etcd returns, they converge on one of those times.
-	cluster.KillAll()
-	mtimes = deploy(t, servers, edited, bytes.Replace(old, []byte("<h1>"), []byte("<h1>Edited in the outage: "), 1))
-	for i, s := range servers {
+// outage: the whole cluster down while the page changes: each server
+// keeps publishing, with its own copy's mtime, and says it is degraded;
+// when etcd returns, they converge on one of those times.
+func (f *fleetRun) outage() {
+	t := f.t
+	f.cluster.KillAll()
+	mtimes := f.deployEdit("Edited in the outage:")
+	for i, s := range f.servers {
 		poll(t, s.name+" to publish the change alone", func() (bool, string) {
-			got := s.lastmod(t, edited)
+			got := s.lastmod(t, fleetEdited)
 			return got == w3c(mtimes[i]), got
 		})
 		poll(t, s.name+"'s /healthz to say degraded", func() (bool, string) {
@@ -275,13 +313,13 @@ func TestFleet(t *testing.T) {
 			return st == "degraded" && strings.Contains(why, "fleet: etcd unreachable for"), st + ": " + why
 		})
 	}
-	cluster.RestartAll()
-	identical(t, servers)
-	got := servers[0].lastmod(t, edited)
+	f.cluster.RestartAll()
+	identical(t, f.servers)
+	got := f.servers[0].lastmod(t, fleetEdited)
 	if !slices.Contains([]string{w3c(mtimes[0]), w3c(mtimes[1]), w3c(mtimes[2])}, got) {
 		t.Errorf("after the outage, lastmod of the edited page: %s, want one of the copies' mtimes %v", got, mtimes)
 	}
-	for _, s := range servers {
+	for _, s := range f.servers {
 		poll(t, s.name+"'s /healthz to be ok again", func() (bool, string) {
 			st, why := s.health(t)
 			return st == "ok", st + ": " + why
