@@ -53,6 +53,7 @@ commands:
                           pings the published index; -dry-run only prints
   health   -config FILE   exit 0 if the running daemon's /healthz answers 200
   status   -config FILE   print the running daemon's status page (/status) as text
+  fleet    -config FILE   print the site's fleet as etcd holds it: servers, leader
   version                 print the version, commit and Go version
   help     [COMMAND]      print this, or a command's usage (so does COMMAND -h)
 

@@ -65,6 +65,13 @@ func init() {
 				"Exit status: 0 printed; 1 no answer, or listen is not set; 2 bad usage or an\n" +
 				"invalid configuration.",
 			flags: func(fs *flag.FlagSet) { new(statusFlags).define(fs) }, run: cmdStatus},
+		{name: "fleet", synopsis: "[-config FILE] [-site NAME] [-timeout D]", config: true,
+			about: "Print what etcd holds of the site's fleet (fleet: in the configuration): the\n" +
+				"servers running, the leader (which sends the notifications), whether this server\n" +
+				"is among them, and how many versions' times are recorded.\n\n" +
+				"Exit status: 0 printed; 1 no fleet, or etcd unreachable; 2 bad usage or an\n" +
+				"invalid configuration.",
+			flags: func(fs *flag.FlagSet) { new(fleetFlags).define(fs) }, run: cmdFleet},
 		{name: "version", about: "Print the version, the commit it was built from and the Go version.", run: cmdVersion},
 		{name: "help", synopsis: "[COMMAND]", about: "Print the usage, or a command's.", run: cmdHelp},
 	}

@@ -70,6 +70,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	e.scan = scan.New(cfg, log.Named("scan"), e.loc, scan.Options{
 		OpenDir:   func(p string) (*os.File, error) { return e.opts.openDir(p) },
 		MTimeOnly: mtime != "",
+		Agree:     e.opts.agreer(),
 	})
 	// Read quietly: every Build reads it again, and says then what is
 	// wrong with it, once a build.

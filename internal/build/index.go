@@ -79,7 +79,7 @@ func (e *Engine) publishIndex(rep *Report) error {
 func (e *Engine) appendRefs(refs []sitemap.Ref, names []string, landed []part, errs *[]error) []sitemap.Ref {
 	for i, n := range names {
 		if i < len(landed) && landed[i].name == n && landed[i].file != (fileStamp{}) {
-			mt := time.Unix(0, landed[i].file.mtime)
+			mt := time.Unix(0, e.opts.fileTime(landed[i], landed[i].file.mtime))
 			refs = append(refs, sitemap.Ref{Loc: e.loc.File(n), LastMod: mt.Truncate(time.Second)})
 			continue
 		}

@@ -21,6 +21,7 @@ type options struct {
 	dry     bool                           // WithDryRun: the outputs are a plan (dryRun)
 	every   time.Duration                  // WithProgress: how often a long walk logs
 	defers  bool                           // WithDeferredPrints
+	fleet   Fleet                          // WithFleet (fleet.go); nil: no fleet
 
 	now     func() time.Time               // time.Now; a seam for tests of time (withClock)
 	openDir func(string) (*os.File, error) // os.Open; a seam for fault tests

@@ -50,6 +50,7 @@ type Config struct {
 	Pages  Pages  `yaml:"pages"`
 	Watch  Watch  `yaml:"watch"`
 	Notify Notify `yaml:"notify"`
+	Fleet  Fleet  `yaml:"fleet"` // fleet.go
 
 	// Stylesheet makes every sitemap and index name an XSL stylesheet, so a
 	// browser shows it as a table: "builtin" (sitemapd writes its own as
@@ -369,6 +370,7 @@ func Default() Config {
 		},
 		StateDir: DefaultStateDir(),
 		Log:      Log{Level: "info", Format: "auto"},
+		Fleet:    Fleet{Prefix: DefaultFleetPrefix},
 	}
 }
 

@@ -24,6 +24,7 @@ func (c *Config) normalize() {
 	for i := range c.Notify.Endpoints {
 		c.normalizeCredentials(&c.Notify.Endpoints[i])
 	}
+	c.normalizeFleet()
 	for i, f := range c.ExtraURLs {
 		if namesFile(f) {
 			c.ExtraURLs[i] = c.resolve(f)

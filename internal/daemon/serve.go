@@ -10,6 +10,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/fleet"
 	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/ping"
@@ -43,7 +44,8 @@ type session struct {
 	watchDone chan error // nil once the watcher's end was read
 	urlFiles  <-chan []string
 	notifier  *ping.Notifier
-	consoles  *consoles // searchconsole endpoints (searchconsole.go)
+	consoles  *consoles        // searchconsole endpoints (searchconsole.go)
+	fleet     *fleet.Agreement // nil without a fleet (fleet.go)
 
 	retry backoff
 	due   dueTimer
@@ -106,8 +108,12 @@ func (ss *session) close() {
 func (ss *session) open(ctx context.Context) error {
 	s, d := ss.s, ss.d
 	ss.led = &ledger{observed: d.opts.Notifier != nil}
-	eng, err := build.New(ss.cfg, s.log, build.WithChanges(), build.WithWriteAhead(ss.led.owe), build.WithChangeURLs(ss.led.wantsURLs),
-		build.WithDeferredPrints())
+	fleetOpts, err := ss.openFleet(ctx)
+	if err != nil {
+		return err
+	}
+	eng, err := build.New(ss.cfg, s.log, append(fleetOpts, build.WithChanges(), build.WithWriteAhead(ss.led.owe), build.WithChangeURLs(ss.led.wantsURLs),
+		build.WithDeferredPrints())...)
 	if err != nil {
 		return err
 	}
@@ -188,7 +194,7 @@ func (ss *session) startNotifier(ctx context.Context) error {
 	d.keeper.beat()
 	nctx, stopNotify := context.WithCancel(ctx)
 	notifyDone := make(chan error, 1)
-	go func() { notifyDone <- notifier.Run(nctx) }()
+	go func() { notifyDone <- ss.whileLeader(nctx, notifier.Run) }()
 	ss.onClose(func() {
 		stopNotify()
 		if err := <-notifyDone; err != nil {
@@ -212,6 +218,7 @@ func (ss *session) showState() {
 		st.Refused = s.refused
 		s.mu.Unlock()
 		st.Stalled = d.keeper.stalled(time.Now())
+		st.Fleet, st.FleetStats = ss.fleetTrouble(), ss.fleetStats()
 		return st
 	})
 	s.log.Info("starting", zap.String("root", cfg.Root), zap.String("base_url", cfg.BaseURL),
@@ -304,6 +311,8 @@ func (ss *session) step(ctx context.Context) (ending, version, error) {
 		ss.publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
 	case <-ss.quiet.c:
 		ss.quiet.fired()
+	case <-ss.fleetChanged():
+		ss.agreed(ctx)
 	case next := <-ss.s.updates:
 		if ss.s.take(ctx, next) {
 			return reloaded, next, nil

@@ -35,6 +35,9 @@ const (
 	// without reading what pages say (build.WithDeferredPrints): it learns
 	// the site's template and prints every HTML page.
 	PagePrints
+	// FleetAgreed publishes again pages or sitemap files whose time the
+	// fleet settled otherwise than this server published it.
+	FleetAgreed
 )
 
 var triggerNames = [...]string{
@@ -48,6 +51,7 @@ var triggerNames = [...]string{
 	URLFiles:       "extra_urls changed",
 	Restored:       "outputs restored",
 	PagePrints:     "page prints",
+	FleetAgreed:    "fleet agreed",
 }
 
 func (t Trigger) String() string {
@@ -58,8 +62,8 @@ func (t Trigger) String() string {
 }
 
 // Full reports whether the publish walks the whole tree: all but Change,
-// Retry, Due and Restored, which rebuild only the groups they name, and
-// URLFiles.
+// Retry, Due, Restored and FleetAgreed, which rebuild only the groups they
+// name, and URLFiles.
 func (t Trigger) Full() bool {
-	return t != Change && t != Retry && t != Due && t != URLFiles && t != Restored
+	return t != Change && t != Retry && t != Due && t != URLFiles && t != Restored && t != FleetAgreed
 }

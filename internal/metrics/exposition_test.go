@@ -32,10 +32,14 @@ func TestExpositionGolden(t *testing.T) {
 			for _, name := range tc.sites {
 				s := tc.m.Site(name)
 				s.SetState(func() State {
-					return State{Watches: 12, Overflows: 2, Degraded: name == "b", Endpoints: []ping.Stats{
+					st := State{Watches: 12, Overflows: 2, Degraded: name == "b", Endpoints: []ping.Stats{
 						{Endpoint: "indexnow", Attempts: 5, Successes: 3, Failures: 2, LastStatus: 202, Owed: 4},
 						{Endpoint: "ping", Gone: true},
 					}}
+					if name != "b" { // one of a fleet; b is not
+						st.FleetStats = &FleetStats{Reachable: true, Leading: true, Queued: 3, Requests: 40, Adopted: 2}
+					}
+					return st
 				})
 				s.Published("initial build", 2*time.Second, 1234, nil)
 				s.Published("change", 5*time.Millisecond, -1, errors.New("x"))
@@ -83,7 +87,9 @@ func TestTableIsTheExposition(t *testing.T) {
 	}{{"single", New("1")}, {"multi", NewMulti("1")}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.m.Site("a")
-			s.SetState(func() State { return State{Endpoints: []ping.Stats{{Endpoint: "e"}}, SearchConsole: consoleSample()} })
+			s.SetState(func() State {
+				return State{Endpoints: []ping.Stats{{Endpoint: "e"}}, SearchConsole: consoleSample(), FleetStats: &FleetStats{}}
+			})
 			s.Published("change", time.Millisecond, 1, nil)
 			srv := httptest.NewServer(tc.m.Handler())
 			defer srv.Close()

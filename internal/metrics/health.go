@@ -50,7 +50,7 @@ func rank(status string) int {
 
 // siteHealth reports a site's health. Unhealthy: its sitemaps may not be
 // what the tree and its configuration say. Degraded: they are, but search
-// engines are not being told. Either answers 503, with the reason.
+// engines are not being told, or a fleet's etcd cannot be reached. Either answers 503, with the reason.
 func siteHealth(s siteState) health {
 	st := s.state
 	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches, SearchConsole: consolesHealth(st.SearchConsole)}
@@ -74,6 +74,10 @@ func siteHealth(s siteState) health {
 		h.Status = statusDegraded
 	} else if h.Reason = consoleTrouble(st.SearchConsole, time.Now()); h.Reason != "" {
 		h.Status = statusDegraded
+	} else if st.Fleet != "" {
+		// The sitemaps are this server's truth, and published; they may
+		// differ from the fleet's until etcd returns.
+		h.Reason, h.Status = st.Fleet, statusDegraded
 	}
 	h.Reason = relative(h.Reason, st.Roots)
 	return h

@@ -29,8 +29,12 @@ type State struct {
 	Refused string
 	// Stalled is why the daemon shows no sign of life (as its systemd
 	// watchdog sees it); "" while it lives.
-	Stalled   string
-	Endpoints []ping.Stats
+	Stalled string
+	// Fleet is why the fleet's etcd cannot be reached, and since when;
+	// "" while it can, or without a fleet.
+	Fleet      string
+	FleetStats *FleetStats // nil without a fleet
+	Endpoints  []ping.Stats
 	// SearchConsole is each searchconsole endpoint's state, Google's
 	// view of the sitemaps among it.
 	SearchConsole []searchconsole.Status
@@ -39,6 +43,13 @@ type State struct {
 	// name are relative to them. An answer to anyone who can reach the
 	// listener should not describe the server's filesystem.
 	Roots []string
+}
+
+// FleetStats is what a fleet's member reports (package fleet).
+type FleetStats struct {
+	Reachable, Leading bool
+	Queued             int
+	Requests, Adopted  int64
 }
 
 // NotifyFailingAfter is how long an endpoint's requests may keep failing
@@ -305,6 +316,13 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			put(notifyGone, b2f(e.Gone), e.Endpoint)
 		}
 		collectConsoles(put, st.SearchConsole)
+		if f := st.FleetStats; f != nil {
+			put(fleetReachable, b2f(f.Reachable))
+			put(fleetLeader, b2f(f.Leading))
+			put(fleetQueued, float64(f.Queued))
+			put(fleetRequests, float64(f.Requests))
+			put(fleetAdopted, float64(f.Adopted))
+		}
 	}
 }
 

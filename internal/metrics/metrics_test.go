@@ -61,6 +61,10 @@ func TestHealthz(t *testing.T) {
 		{"an endpoint gone", func() { st.Endpoints[0].Gone = true }, 503, "no longer called"},
 		{"stalled", func() { st.Endpoints, st.Stalled = nil, "no sign of life for 40s: the main loop is stuck" }, 503, "no sign of life"},
 		{"alive again", func() { st.Stalled = "" }, 200, ""},
+		{"a fleet's etcd unreachable", func() {
+			st.Fleet = "fleet: etcd unreachable for 31s (since 2026-01-02T03:04:05Z): context deadline exceeded"
+		}, 503, "fleet: etcd unreachable for 31s"},
+		{"etcd back", func() { st.Fleet = "" }, 200, ""},
 	} {
 		tc.before()
 		code, body := get(t, srv, "/healthz")
@@ -71,7 +75,7 @@ func TestHealthz(t *testing.T) {
 		if code != tc.code || !strings.Contains(h.Reason, tc.reason) || h.Watches != 7 || strings.Contains(body, "/srv/www") {
 			t.Errorf("%s: %d %+v, want %d and a reason with %q", tc.name, code, h, tc.code, tc.reason)
 		}
-		notify := strings.Contains(tc.reason, "notifications") || strings.Contains(tc.reason, "no longer called")
+		notify := strings.Contains(tc.reason, "notifications") || strings.Contains(tc.reason, "no longer called") || strings.Contains(tc.reason, "fleet")
 		if notify && h.Status != "degraded" || code == 503 && !notify && h.Status != "unhealthy" {
 			t.Errorf("%s: status %q", tc.name, h.Status)
 		}

@@ -28,6 +28,11 @@ const (
 	consolePending
 	consoleURLs
 	consoleDownloaded
+	fleetReachable
+	fleetLeader
+	fleetQueued
+	fleetRequests
+	fleetAdopted
 )
 
 // kind is a metric's Prometheus type; its String is the exposition's
@@ -93,11 +98,22 @@ var metricTable = [...]metricDef{
 		"URLs Google counts in a sitemap, by content type (web, image, video, news…), as last polled.", []string{"endpoint", "sitemap", "type"}},
 	consoleDownloaded: {"sitemapd_searchconsole_sitemap_last_downloaded_timestamp_seconds", gauge,
 		"When Google last downloaded a sitemap (Unix time; 0: not yet), as last polled.", []string{"endpoint", "sitemap"}},
+	fleetReachable: {"sitemapd_fleet_etcd_reachable", gauge,
+		"1 while the fleet's etcd answers (a fleet only).", nil},
+	fleetLeader: {"sitemapd_fleet_leader", gauge,
+		"1 while this server leads the fleet: it sends the notifications.", nil},
+	fleetQueued: {"sitemapd_fleet_queued_versions", gauge,
+		"Versions published with this server's time, waiting to be recorded in etcd.", nil},
+	fleetRequests: {"sitemapd_fleet_etcd_requests_total", counter,
+		"Requests made to etcd (transactions, range reads, compactions, watches opened).", nil},
+	fleetAdopted: {"sitemapd_fleet_adopted_total", counter,
+		"Versions this server published with its own time, whose time another server had recorded first: each published again.", nil},
 }
 
 // stateMetrics are the metrics read from a site's State when scraped.
 var stateMetrics = []metric{watches, watchOverflows, watchDegraded, notifyRequests, notifyOwed, notifyStatus, notifyGone,
-	consoleRequests, consoleErrors, consoleWarnings, consolePending, consoleURLs, consoleDownloaded}
+	consoleRequests, consoleErrors, consoleWarnings, consolePending, consoleURLs, consoleDownloaded,
+	fleetReachable, fleetLeader, fleetQueued, fleetRequests, fleetAdopted}
 
 // durationBuckets are publishDuration's: 1ms to about 4.4 minutes.
 var durationBuckets = prometheus.ExponentialBuckets(0.001, 4, 10)

@@ -255,6 +255,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if wasKnown && k.Stamp == stamp && !unprinted {
 		p.Stamp = k.Stamp
 		keepKnown(p, k)
+		w.agree(rel, p, p.Sum)
 		if p.Head.Hidden() {
 			w.leave(g, p.Head.Out, loc(), rel, "")
 		}
@@ -304,6 +305,9 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	}
 	if heads {
 		w.applyHead(g, p, rel, loc(), info)
+	}
+	if content {
+		w.agree(rel, p, k.Sum)
 	}
 	if !p.Head.Hidden() {
 		// A hidden page's images would never be listed.

@@ -43,6 +43,7 @@ type Scanner struct {
 	// meets them and reports them (Group.Own); otherwise the output tree
 	// is the caller's to scan.
 	ownInRoot bool
+	agree     Agreer // Options.Agree
 }
 
 // Options adjust a Scanner.
@@ -53,6 +54,9 @@ type Options struct {
 	// MTimeOnly takes lastmods from mtimes though the configuration says
 	// content: there is nowhere to keep content hashes.
 	MTimeOnly bool
+	// Agree, if set, decides each page's time with the other servers of
+	// a fleet (agree.go).
+	Agree Agreer
 }
 
 // New returns a Scanner for a validated configuration, whose URLs loc
@@ -71,7 +75,7 @@ func New(cfg *config.Config, log *zap.Logger, loc *siteurl.Locator, opts Options
 		news:    cfg.News.On(),
 		content: p.LastModFrom.KeepsTimes() && !opts.MTimeOnly,
 		openDir: opts.OpenDir, ownInRoot: cfg.OutputRoot() == cfg.Root,
-		images: newImageRule(cfg),
+		images: newImageRule(cfg), agree: opts.Agree,
 	}
 	if s.heads || s.content || s.images != nil {
 		s.keep |= tree.KeepStamps

@@ -1,0 +1,128 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/fleet"
+	"github.com/sitemapd/sitemapd/internal/metrics"
+)
+
+// joinWait bounds how long a session waits, before its first build, for
+// the fleet's records: long enough for a range read of a large site's
+// records, short enough that a server whose etcd is down still publishes
+// (its own times, converging when etcd returns).
+var joinWait = 30 * time.Second
+
+// openFleet connects the site to its fleet (fleet: in the configuration)
+// and waits for the fleet's records, so that the first publish takes the
+// fleet's times. It returns the engine's option, none without a fleet.
+func (ss *session) openFleet(ctx context.Context) ([]build.Option, error) {
+	if !ss.cfg.Fleet.On() {
+		return nil, nil
+	}
+	log := ss.s.log.Named("fleet")
+	fl, err := fleet.New(&ss.cfg.Fleet, log)
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { fl.Run(rctx); close(done) }()
+	ss.onClose(func() { cancel(); <-done; fl.Close() })
+	ss.fleet = fl
+	start := time.Now()
+	if err := ss.waitJoined(ctx, fl); err != nil {
+		_, _, why := fl.Health()
+		log.Warn("the fleet's records could not be read: publishing this server's own times until they can", zap.String("reason", why))
+	} else {
+		log.Info("joined the fleet", zap.String("server", ss.cfg.Fleet.ServerName()), zap.Duration("took", time.Since(start)))
+	}
+	return []build.Option{build.WithFleet(fl)}, nil
+}
+
+// fleetChanged is the fleet's signal that it settled times otherwise than
+// they were published here; nil (never ready) without a fleet.
+func (ss *session) fleetChanged() <-chan struct{} {
+	if ss.fleet == nil {
+		return nil
+	}
+	return ss.fleet.Changed()
+}
+
+// agreed publishes again what the fleet settled otherwise: its pages,
+// read again (their files unchanged, they take the fleet's times), or,
+// for sitemap files only, the index.
+func (ss *session) agreed(ctx context.Context) {
+	pages, index := ss.fleet.Take()
+	eng := ss.eng
+	switch {
+	case len(pages) > 0:
+		dirs := slices.Sorted(maps.Keys(pages))
+		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Update(ctx, dirs, pages) })
+	case index:
+		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Rebuild(ctx, nil) })
+	}
+}
+
+// fleetTrouble is why the fleet's etcd cannot be reached, since when and
+// what that means, for /healthz; "" while it can, or without a fleet.
+// Safe from any goroutine.
+func (ss *session) fleetTrouble() string {
+	if ss.fleet == nil {
+		return ""
+	}
+	ok, since, why := ss.fleet.Health()
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("fleet: etcd unreachable for %s (since %s): %s; publishing this server's own lastmods, %d versions queued",
+		time.Since(since).Round(time.Second), since.UTC().Format(time.RFC3339), why, ss.fleet.Pending())
+}
+
+// whileLeader runs the notifier (run) only while this server leads its
+// fleet, so that one server of the fleet notifies; without a fleet, at
+// once. Every server records what it owes as it publishes: a new leader
+// sends what its own record owes (docs/fleet.md).
+func (ss *session) whileLeader(ctx context.Context, run func(context.Context) error) error {
+	if ss.fleet == nil {
+		return run(ctx)
+	}
+	return ss.fleet.Lead(ctx, ss.cfg.Fleet.ServerName(), run)
+}
+
+// waitJoined waits, at most joinWait, for the fleet's records to be read,
+// beating the keeper meanwhile: the process is alive, waiting with a
+// bound, and systemd's watchdog must not take it for stuck.
+func (ss *session) waitJoined(ctx context.Context, fl *fleet.Agreement) error {
+	wctx, cancel := context.WithTimeout(ctx, joinWait)
+	defer cancel()
+	loaded := make(chan error, 1)
+	go func() { loaded <- fl.WaitLoaded(wctx) }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-loaded:
+			return err
+		case <-tick.C:
+			ss.d.keeper.beat()
+		}
+	}
+}
+
+// fleetStats is the fleet's figures for /metrics, nil without a fleet.
+func (ss *session) fleetStats() *metrics.FleetStats {
+	if ss.fleet == nil {
+		return nil
+	}
+	ok, _, _ := ss.fleet.Health()
+	return &metrics.FleetStats{Reachable: ok, Leading: ss.fleet.Leading(), Queued: ss.fleet.Pending(),
+		Requests: ss.fleet.Requests(), Adopted: ss.fleet.Adopted()}
+}
