@@ -69,11 +69,12 @@ func (m *multi) write(entries ...string) {
 	os.Rename(m.cfg+".tmp", m.cfg)
 }
 
-// count is how many times msg was logged for site.
+// count is how many times msg was logged for site; the page prints build
+// that follows a first build (PagePrints) is not counted as a publish.
 func (m *multi) count(msg, site string) int {
 	n := 0
 	for _, e := range m.logs.FilterMessage(msg).All() {
-		if e.ContextMap()["site"] == site {
+		if c := e.ContextMap(); c["site"] == site && c["trigger"] != PagePrints.String() {
 			n++
 		}
 	}
