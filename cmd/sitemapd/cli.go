@@ -202,9 +202,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, p := range res.Problems {
 			fmt.Fprintln(stdout, p)
-			status = ExitFailure
 		}
-		if len(res.Problems) == 0 {
+		if res.Failed() {
+			status = ExitFailure
+		} else {
 			kind := res.Kind
 			if kind == "text" {
 				kind = "text sitemap"

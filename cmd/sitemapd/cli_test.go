@@ -288,4 +288,16 @@ func TestCheckSitemaps(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(out, "fields.xml:11: <priority> \"1.5\"") {
 		t.Errorf("broken sitemap: exit %d:\n%s", code, out)
 	}
+
+	// Another namespace's element fails the file; a namespace declared
+	// and unused is a warning, and the file passes.
+	ns := "../../internal/validate/testdata/namespaces/"
+	code, out, _ = runCLI("check", ns+"pagemap.xml")
+	if code != ExitFailure || !strings.Contains(out, `pagemap.xml:5: <pm:PageMap>: unknown namespace "http://www.google.com/schemas/sitemap-pagemap/1.0"`) {
+		t.Errorf("PageMap sitemap: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI("check", ns+"unused-unknown.xml")
+	if code != ExitOK || !strings.Contains(out, `unused-unknown.xml:3: warning: xmlns:foo="http://example.com/ns/foo"`) || !strings.Contains(out, "unused-unknown.xml: ok, a urlset of 1 entries") {
+		t.Errorf("unused namespace: exit %d:\n%s", code, out)
+	}
 }

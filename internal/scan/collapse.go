@@ -26,6 +26,7 @@ type kind struct {
 	entry  zapcore.Entry
 	fields []zapcore.Field
 	n      int
+	unit   string // what n counts: "pages", unless countedAs says
 }
 
 // quoted matches the values messages quote ("page head: hreflang \"x\"
@@ -49,7 +50,7 @@ func (c *collapser) hold(core zapcore.Core, ent zapcore.Entry, fields []zapcore.
 	k := c.kinds[key]
 	switch {
 	case k == nil:
-		k = &kind{core: core, entry: ent, fields: fields}
+		k = &kind{core: core, entry: ent, fields: fields, unit: unitOf(fields)}
 		c.kinds[key] = k
 		c.order = append(c.order, key)
 	case pathOf(fields) < pathOf(k.fields):
@@ -68,6 +69,17 @@ func pathOf(fields []zapcore.Field) string {
 	return ""
 }
 
+// unitOf is what an entry's count counts: its countedAs field's, or
+// pages.
+func unitOf(fields []zapcore.Field) string {
+	for _, f := range fields {
+		if f.Key == "counted_as" && f.Type == zapcore.SkipType {
+			return f.String
+		}
+	}
+	return "pages"
+}
+
 // flush logs each kind held, once, and forgets them.
 func (c *collapser) flush() {
 	c.mu.Lock()
@@ -79,7 +91,7 @@ func (c *collapser) flush() {
 		k := kinds[key]
 		fields := k.fields
 		if k.n > 1 {
-			fields = append(fields[:len(fields):len(fields)], zap.Int("pages", k.n))
+			fields = append(fields[:len(fields):len(fields)], zap.Int(k.unit, k.n))
 		}
 		k.core.Write(k.entry, fields)
 	}

@@ -74,7 +74,7 @@ func (w *Walk) identify(v *visit, d *os.File) bool {
 	for p := v.parent; p != nil; p = p.parent {
 		if p.id == v.id {
 			w.log.Warn("not following symlink: it loops back to an enclosing directory",
-				zap.String("path", dirPath), zap.String("target", w.abs(p.rel)))
+				zap.String("path", dirPath), zap.String("target", w.abs(p.rel)), countedAs("links"))
 			return false
 		}
 	}
@@ -160,8 +160,9 @@ func (w *Walk) entry(v *visit, ent fs.DirEntry, rel string, dfd int, l *dirList)
 // directory, whose changes must rebuild it too.
 func (w *Walk) symlinked(v *visit, name, rel string) (fst fileStat, ok bool) {
 	f := w.s.filter
-	st, target, ok := w.followLink(rel)
-	if !ok {
+	st, target, real, fault, err := w.followLink(rel)
+	if fault != linkFollowed {
+		w.lostLink(v, name, rel, st, real, fault, err)
 		return fileStat{}, false
 	}
 	if st.IsDir() || f.IsPage(name) {

@@ -316,22 +316,32 @@ func (w *Walk) descend(v *visit, rel string, viaLink bool) {
 	w.start(child)
 }
 
+// linkFault is why a symlink is not followed.
+type linkFault int
+
+const (
+	linkFollowed linkFault = iota
+	linkBroken             // its target does not resolve
+	linkOut                // it resolves outside the document root
+)
+
 // followLink stats a symlink's target, accepting it only if it resolves
 // inside the document root. target is the target's path relative to the
-// (resolved) root.
-func (w *Walk) followLink(rel string) (st fs.FileInfo, target string, ok bool) {
+// (resolved) root. A link that leaves the root returns its fault with the
+// stat of its target, if any (a directory's tells what was not followed),
+// and real, the resolved path; a broken one, its fault and the error.
+func (w *Walk) followLink(rel string) (st fs.FileInfo, target, real string, fault linkFault, err error) {
 	p := w.abs(rel)
-	real, err := filepath.EvalSymlinks(p)
+	real, err = filepath.EvalSymlinks(p)
 	if err != nil {
-		w.log.Warn("not listed: broken symlink", zap.String("path", p), zap.Error(err))
-		return nil, "", false
+		return nil, "", "", linkBroken, err
 	}
 	if real != w.realRoot && !strings.HasPrefix(real, w.realRoot+"/") {
-		w.log.Warn("not listed: symlink leaves the document root", zap.String("path", p), zap.String("target", real))
-		return nil, "", false
+		st, _ = os.Stat(real) // its type only: nothing there is read
+		return st, "", real, linkOut, nil
 	}
 	if st, err = os.Stat(real); err != nil {
-		return nil, "", false
+		return nil, "", "", linkBroken, err
 	}
-	return st, strings.TrimPrefix(strings.TrimPrefix(real, w.realRoot), "/"), true
+	return st, strings.TrimPrefix(strings.TrimPrefix(real, w.realRoot), "/"), real, linkFollowed, nil
 }

@@ -226,7 +226,7 @@ func (c *checker) xcheck(n *xnode, d *xdecl, ext string) {
 		}
 		switch {
 		case decl == nil:
-			c.add(a.line, fmt.Sprintf("<%s %s=%q>: Google's %s schema gives <%s> no attribute %s", q, a.qname, a.Value, ext, q, a.qname), true)
+			c.add(a.line, fmt.Sprintf("<%s %s=%q>: Google's %s schema gives <%s> no attribute %s%s", q, a.qname, a.Value, ext, q, a.qname, attrNamespace(a)), true)
 		case !decl.value.valid(a.Value):
 			c.add(a.line, fmt.Sprintf("<%s %s=%q>: %s", q, a.qname, a.Value, decl.value.want), true)
 		}

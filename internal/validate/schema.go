@@ -23,15 +23,6 @@ const (
 	xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 )
 
-// extensions are the namespaces of Google's sitemap extensions: their
-// elements are declared by their own schemas, which check does not read.
-var extensions = map[string]bool{
-	"http://www.google.com/schemas/sitemap-image/1.1":  true,
-	"http://www.google.com/schemas/sitemap-video/1.1":  true,
-	"http://www.google.com/schemas/sitemap-news/0.9":   true,
-	"http://www.google.com/schemas/sitemap-mobile/1.0": true,
-}
-
 // order is the place of each of <url>'s own elements; other namespaces'
 // come after them (5).
 var order = map[string]int{"loc": 1, "lastmod": 2, "changefreq": 3, "priority": 4}
@@ -88,38 +79,44 @@ func (c *checker) urlChild(t xml.StartElement, f *frame, attrs []attr) {
 	}
 }
 
-// foreign reads an element of another namespace, in a <url> (inURL) or in
-// the <urlset>.
-func (c *checker) foreign(t xml.StartElement, f *frame, attrs []attr, inURL bool) {
+// foreign reads an element of another namespace, in an entry (inEntry: a
+// <url>, or an index's <sitemap>) or in the root.
+func (c *checker) foreign(t xml.StartElement, f *frame, attrs []attr, inEntry bool) {
 	ns := t.Name.Space
+	index := c.res.Kind == "sitemapindex"
 	belongs := "it belongs inside the <url> it is about"
-	switch {
+	switch _, ext := extensionSchemas[ns]; {
 	case ns == sitemap.XHTMLNamespace && t.Name.Local == "link":
 		f.role = linkElem
 		bad := c.linkAttributes(f, attrs)
-		if inURL {
+		if inEntry && !index {
 			c.alternate(f, attrs, bad)
 		}
 		belongs = "an alternate belongs inside the <url> of its page"
 	case ns == sitemap.XHTMLNamespace:
 		c.add(f.line, fmt.Sprintf("<%s>: of the XHTML namespace, a sitemap takes the <link> element only", f.qname), true)
 		return
-	case extensions[ns]:
+	case ext:
 		if !c.extensionTop(f, attrs) {
 			return
 		}
 	case t.Name.Local == "link":
-		c.addOnce("namespace "+ns, f.line, fmt.Sprintf("<%s>: its namespace %q is not XHTML's (%q), and sitemap.xsd admits another namespace's element only where a schema declares it", f.qname, ns, sitemap.XHTMLNamespace), true)
+		c.addOnce("namespace "+ns, f.line, fmt.Sprintf("<%s>: its namespace %q is not XHTML's (%q), and %s admits another namespace's element only where a schema declares it", f.qname, ns, sitemap.XHTMLNamespace, c.schemaName()), true)
 		return
 	default:
-		c.addOnce("namespace "+ns, f.line, fmt.Sprintf("<%s>: namespace %q is none whose schema check knows, and sitemap.xsd admits another namespace's element only where a schema declares it", f.qname, ns), true)
+		c.foreignUnknown(f, ns)
 		return
 	}
+	first := "<url>"
+	if index {
+		first = "<sitemap>"
+	}
 	switch {
-	case inURL:
-	case c.seenURL:
-		c.add(f.line, fmt.Sprintf("<%s> after a <url>: sitemap.xsd allows other namespaces' elements in a <urlset> only before the first <url>; %s", f.qname, belongs), true)
-	default:
+	case !inEntry && c.seenURL:
+		c.add(f.line, fmt.Sprintf("<%s> after a %s: %s allows other namespaces' elements in a <%s> only before the first %s; %s", f.qname, first, c.schemaName(), c.res.Kind, first, belongs), true)
+	case index:
+		c.add(f.line, fmt.Sprintf("<%s> in a sitemap index, where it is about no page: %s, in a sitemap's <urlset>", f.qname, belongs), false)
+	case !inEntry:
 		c.add(f.line, fmt.Sprintf("<%s> outside any <url>: sitemap.xsd allows it before the first <url>, but there it is about no page; %s", f.qname, belongs), false)
 	}
 }
@@ -138,7 +135,7 @@ func schemaHint(a attr) bool {
 func (c *checker) noAttributes(f *frame, attrs []attr) {
 	for _, a := range attrs {
 		if !isNSDecl(a) && !schemaHint(a) {
-			c.add(a.line, fmt.Sprintf("<%s %s=%q>: sitemap.xsd gives <%s> no attributes", f.qname, a.qname, a.Value, f.qname), true)
+			c.add(a.line, fmt.Sprintf("<%s %s=%q>: %s gives <%s> no attributes%s", f.qname, a.qname, a.Value, c.schemaName(), f.qname, attrNamespace(a)), true)
 		}
 	}
 }
@@ -189,7 +186,7 @@ func (c *checker) linkAttributes(f *frame, attrs []attr) map[string]bool {
 			typ, ok = xmlLang, true
 		}
 		if !ok {
-			msg := fmt.Sprintf("<%s %s=%q>: XHTML's link element has no attribute %s", f.qname, a.qname, a.Value, a.qname)
+			msg := fmt.Sprintf("<%s %s=%q>: XHTML's link element has no attribute %s%s", f.qname, a.qname, a.Value, a.qname, attrNamespace(a))
 			if a.Name.Space == sitemap.XHTMLNamespace {
 				msg += " (its attributes take no prefix)"
 			}

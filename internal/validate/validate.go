@@ -24,13 +24,21 @@ type Problem struct {
 	// too (sitemap.xsd with XHTML's link element, as xmllint reads them);
 	// unset for the protocol's rules beyond the schema.
 	Schema bool
+	// Warning is set for what neither a validator nor Google rejects but
+	// may be a mistake (a namespace declared that nothing uses): reported,
+	// and the file still passes.
+	Warning bool
 }
 
 func (p Problem) String() string {
-	if p.Line == 0 {
-		return fmt.Sprintf("%s: %s", p.File, p.Msg)
+	msg := p.Msg
+	if p.Warning {
+		msg = "warning: " + msg
 	}
-	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+	if p.Line == 0 {
+		return fmt.Sprintf("%s: %s", p.File, msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, msg)
 }
 
 // Options says where a file lives.
@@ -47,6 +55,11 @@ type Result struct {
 	Kind     string // "urlset", "sitemapindex" or "text" (a .txt sitemap), "" if not a sitemap
 	Entries  int
 	Problems []Problem
+}
+
+// Failed reports whether any problem is more than a warning.
+func (r *Result) Failed() bool {
+	return slices.ContainsFunc(r.Problems, func(p Problem) bool { return !p.Warning })
 }
 
 // SchemaValid reports whether a schema validator accepts the document:
@@ -66,7 +79,7 @@ func Check(name string, r io.Reader, opts Options) (*Result, error) {
 	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return &Result{Problems: []Problem{{name, 0, "not a valid gzip file: " + err.Error(), true}}}, nil
+			return &Result{Problems: []Problem{{File: name, Msg: "not a valid gzip file: " + err.Error(), Schema: true}}}, nil
 		}
 		defer zr.Close()
 		br = bufio.NewReader(zr)
@@ -120,6 +133,8 @@ type checker struct {
 	seenURL  bool           // a <url> has begun
 	ids      map[string]int // xs:ID values given, and the line of each
 	repeats  map[string]*repeat
+	used     map[string]bool // namespaces of the elements and attributes met
+	decls    []nsDecl        // declarations of namespaces check does not know
 }
 
 // repeat is a problem reported once for the whole document, and how many
@@ -130,7 +145,7 @@ type repeat struct {
 
 // add reports a problem; schema says a schema validator rejects it too.
 func (c *checker) add(line int, msg string, schema bool) {
-	c.res.Problems = append(c.res.Problems, Problem{c.name, line, msg, schema})
+	c.res.Problems = append(c.res.Problems, Problem{File: c.name, Line: line, Msg: msg, Schema: schema})
 }
 
 // addOnce reports a problem that may come back many times (a namespace

@@ -99,6 +99,7 @@ func (c *checker) run(in *window) error {
 	if c.res.Kind != "" && c.res.Entries == 0 {
 		c.add(0, fmt.Sprintf("a %s needs at least one entry", c.res.Kind), true)
 	}
+	c.unusedNamespaces()
 	return nil
 }
 
@@ -131,6 +132,7 @@ func (c *checker) start(t xml.StartElement, raw []byte, line int) {
 	c.stack = append(c.stack, f)
 
 	ok, attrs := c.declaredOnly(f, attrs)
+	c.noteNamespaces(t.Name.Space, attrs)
 	if !ok {
 		return // the element is not what its name says
 	}
@@ -140,23 +142,15 @@ func (c *checker) start(t xml.StartElement, raw []byte, line int) {
 	case parent.role == rootElem && c.res.Kind == "urlset":
 		c.urlsetChild(t, f, attrs)
 	case parent.role == rootElem:
-		// A sitemapindex: only <sitemap>.
-		if t.Name.Local != "sitemap" || t.Name.Space != c.ns {
-			c.add(line, fmt.Sprintf("<%s> in a sitemapindex: only <sitemap> belongs here", t.Name.Local), true)
-			return
-		}
-		c.newEntry(f)
+		c.indexChild(t, f, attrs)
 	case parent.role == entryElem && c.res.Kind == "urlset":
 		c.urlChild(t, f, attrs)
 	case parent.role == entryElem:
-		if t.Name.Space == c.ns {
-			c.cur.fields[t.Name.Local]++
-		}
-		f.role = fieldElem
+		c.sitemapChild(t, f, attrs)
 	case parent.role == fieldElem:
-		if !parent.flagged && c.res.Kind == "urlset" {
+		if !parent.flagged {
 			parent.flagged = true
-			c.add(line, fmt.Sprintf("<%s> inside <%s>: sitemap.xsd wants text only in <%s>", qname, parent.qname, parent.qname), true)
+			c.add(line, fmt.Sprintf("<%s> inside <%s>: %s wants text only in <%s>", qname, parent.qname, c.schemaName(), parent.qname), true)
 		}
 	case parent.role == extElem:
 		c.extensionChild(parent, f, attrs)
@@ -209,13 +203,13 @@ func (c *checker) text(t xml.CharData, cdata bool, line int) {
 		f.text.Write(t)
 	case rootElem, entryElem:
 		// element-only content: whitespace, but not in a CDATA section
-		if c.res.Kind == "urlset" && !f.flagged && (cdata || !blank(string(t))) {
+		if !f.flagged && (cdata || !blank(string(t))) {
 			f.flagged = true
 			what := "text"
 			if cdata {
 				what = "a CDATA section"
 			}
-			c.add(line, fmt.Sprintf("%s %s in <%s>: sitemap.xsd allows only elements here", what, quoteText(t), f.qname), true)
+			c.add(line, fmt.Sprintf("%s %s in <%s>: %s allows only elements here", what, quoteText(t), f.qname, c.schemaName()), true)
 		}
 	case linkElem:
 		if !f.flagged {
@@ -276,9 +270,7 @@ func (c *checker) root(t xml.StartElement, f *frame, attrs []attr) {
 	if t.Name.Space != sitemap.Namespace {
 		c.add(f.line, fmt.Sprintf("namespace %q: want %q", t.Name.Space, sitemap.Namespace), true)
 	}
-	if c.res.Kind == "urlset" {
-		c.noAttributes(f, attrs)
-	}
+	c.noAttributes(f, attrs)
 }
 
 func (c *checker) newEntry(f *frame) {

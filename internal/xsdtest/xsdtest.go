@@ -5,7 +5,8 @@
 // and Google's image, video and news extensions by Google's own schemas
 // (testdata/google, whose README says where they come from: the npm
 // package ships sitemap.xsd only): the schemas Google validates a sitemap
-// with alternates, images, videos and news against.
+// with alternates, images, videos and news against. Sitemap indexes are
+// validated with sitemaps.org's siteindex.xsd (testdata/sitemaps.org).
 //
 // The schema is not committed: it is fetched once by package name from the
 // npm registry ("npm pack sitemap", which ships schema/sitemap.xsd) into
@@ -75,13 +76,25 @@ var (
 	sitemapVideo []byte
 	//go:embed testdata/google/sitemap-news.xsd
 	sitemapNews []byte
+	//go:embed testdata/sitemaps.org/siteindex.xsd
+	siteIndex []byte
 )
+
+// sitemapsOrg declares the sitemaps.org namespace's elements: sitemap.xsd's
+// (urlset) and siteindex.xsd's (sitemapindex), which share it (a schema
+// imports a namespace once) and declare no name twice.
+const sitemapsOrg = `<?xml version="1.0" encoding="UTF-8"?>
+<schema targetNamespace="http://www.sitemaps.org/schemas/sitemap/0.9" elementFormDefault="qualified" xmlns="http://www.w3.org/2001/XMLSchema">
+  <include schemaLocation="%s"/>
+  <include schemaLocation="siteindex.xsd"/>
+</schema>
+`
 
 // wrapper imports the schemas, as the "sitemap" npm package's all.xsd
 // does for its extensions.
 const wrapper = `<?xml version="1.0" encoding="UTF-8"?>
 <schema elementFormDefault="qualified" xmlns="http://www.w3.org/2001/XMLSchema">
-  <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="%s"/>
+  <import namespace="http://www.sitemaps.org/schemas/sitemap/0.9" schemaLocation="sitemaps-org.xsd"/>
   <import namespace="http://www.w3.org/1999/xhtml" schemaLocation="xhtml-link.xsd"/>
   <import namespace="http://www.google.com/schemas/sitemap-image/1.1" schemaLocation="sitemap-image.xsd"/>
   <import namespace="http://www.google.com/schemas/sitemap-video/1.1" schemaLocation="sitemap-video.xsd"/>
@@ -89,9 +102,9 @@ const wrapper = `<?xml version="1.0" encoding="UTF-8"?>
 </schema>
 `
 
-// Schema returns the path of a schema for sitemaps (sitemap.xsd, the
-// XHTML link element and the image extension), fetching sitemap.xsd on
-// first use.
+// Schema returns the path of a schema for sitemaps and sitemap indexes
+// (sitemap.xsd and siteindex.xsd, the XHTML link element and Google's
+// image, video and news extensions), fetching sitemap.xsd on first use.
 func Schema(t testing.TB) string {
 	t.Helper()
 	once.Do(func() {
@@ -151,8 +164,8 @@ func fetch() (string, string) {
 	return want, ""
 }
 
-// writeWrapper writes the wrapper schema, xhtml-link.xsd, xml-lang.xsd
-// and sitemap-image.xsd into a directory under the system's temp directory named
+// writeWrapper writes the wrapper schemas, siteindex.xsd, xhtml-link.xsd, xml-lang.xsd
+// and Google's schemas into a directory under the system's temp directory named
 // for the user and for the files' contents, each file by rename, so that
 // concurrent test binaries, of this version or another, never read a
 // half-written or a different file.
@@ -167,10 +180,12 @@ func writeWrapper(sitemapXSD string) (string, string) {
 		"sitemap-image.xsd": sitemapImage,
 		"sitemap-video.xsd": sitemapVideo,
 		"sitemap-news.xsd":  sitemapNews,
-		"all.xsd":           fmt.Appendf(nil, wrapper, (&url.URL{Scheme: "file", Path: abs}).String()),
+		"siteindex.xsd":     siteIndex,
+		"sitemaps-org.xsd":  fmt.Appendf(nil, sitemapsOrg, (&url.URL{Scheme: "file", Path: abs}).String()),
+		"all.xsd":           []byte(wrapper),
 	}
 	sum := sha256.New()
-	for _, name := range []string{"all.xsd", "xhtml-link.xsd", "xml-lang.xsd", "sitemap-image.xsd", "sitemap-video.xsd", "sitemap-news.xsd"} {
+	for _, name := range []string{"all.xsd", "sitemaps-org.xsd", "siteindex.xsd", "xhtml-link.xsd", "xml-lang.xsd", "sitemap-image.xsd", "sitemap-video.xsd", "sitemap-news.xsd"} {
 		sum.Write(files[name])
 	}
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("sitemapd-xsd-%d-%x", os.Getuid(), sum.Sum(nil)[:6]))
