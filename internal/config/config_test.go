@@ -334,3 +334,41 @@ func TestExtraNames(t *testing.T) {
 		t.Error("the displaced part's name is not a part of sitemap_name")
 	}
 }
+
+// TestComposeConfigs loads the configurations the compose examples mount
+// (deploy/docker, deploy/fleet), their root replaced by a directory that
+// exists: each is valid, and the fleet's names the compose file's three
+// etcd members.
+func TestComposeConfigs(t *testing.T) {
+	for _, c := range []struct {
+		path    string
+		members int
+	}{
+		{"../../deploy/docker/config/sitemapd.yaml", 0},
+		{"../../deploy/fleet/config/sitemapd.yaml", 3},
+	} {
+		data, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(data), "root: /srv/www", "root: "+t.TempDir(), 1)
+		s = strings.Replace(s, "state_dir: /var/lib/sitemapd", "state_dir: "+t.TempDir(), 1)
+		cfg, err := Load([]byte(s), c.path)
+		if err != nil {
+			t.Errorf("%s: %v", c.path, err)
+			continue
+		}
+		if got := len(cfg.Fleet.Etcd.Endpoints); got != c.members {
+			t.Errorf("%s: %d etcd endpoints, want %d", c.path, got, c.members)
+		}
+	}
+	compose, err := os.ReadFile("../../deploy/fleet/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"etcd1:", "etcd2:", "etcd3:", "http://etcd1:2379", "sitemapd1:", "sitemapd2:"} {
+		if !strings.Contains(string(compose), m) {
+			t.Errorf("deploy/fleet/compose.yaml lacks %s", m)
+		}
+	}
+}

@@ -100,8 +100,11 @@ func (e *Etcd) TLS() (*tls.Config, error) {
 func (c *Config) normalizeFleet() {
 	e := &c.Fleet.Etcd
 	for _, p := range []*string{&e.CA, &e.Cert, &e.Key, &e.PasswordFile} {
-		if *p != "" {
-			*p = c.resolve(*p)
+		// systemd's LoadCredential= directory, as a searchconsole
+		// endpoint's credentials take it; unset, the path stays as
+		// written and its check names it.
+		if x, ok := expandCredentials(*p); ok && x != "" {
+			*p = c.resolve(x)
 		}
 	}
 }

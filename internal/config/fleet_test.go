@@ -136,3 +136,33 @@ func TestFleetValues(t *testing.T) {
 		t.Error("the default is a fleet")
 	}
 }
+
+// TestFleetCredentials: the etcd client key and password file may be
+// systemd credentials ($CREDENTIALS_DIRECTORY/NAME, LoadCredential=), as
+// a searchconsole endpoint's key may.
+func TestFleetCredentials(t *testing.T) {
+	creds := t.TempDir()
+	writePEM(t, creds)
+	write(t, filepath.Join(creds, "password"), "s3cret\n", 0o600)
+	t.Setenv(CredentialsEnv, creds)
+	root := t.TempDir()
+	cfg, err := Load([]byte("root: "+root+"\nbase_url: https://www.sitemapd.test/\nstate_dir: "+t.TempDir()+`
+fleet:
+  etcd:
+    endpoints: [https://127.0.0.1:2379]
+    ca: ${CREDENTIALS_DIRECTORY}/cert.pem
+    cert: $CREDENTIALS_DIRECTORY/cert.pem
+    key: $CREDENTIALS_DIRECTORY/key.pem
+    username: sitemapd
+    password_file: $CREDENTIALS_DIRECTORY/password
+`), filepath.Join(root, "sitemapd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Fleet.Etcd
+	for got, want := range map[string]string{e.CA: "cert.pem", e.Cert: "cert.pem", e.Key: "key.pem", e.PasswordFile: "password"} {
+		if got != filepath.Join(creds, want) {
+			t.Errorf("%q, want %q", got, filepath.Join(creds, want))
+		}
+	}
+}
