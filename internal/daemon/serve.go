@@ -13,6 +13,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/reach"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
 
@@ -43,7 +44,8 @@ type session struct {
 	watchDone chan error // nil once the watcher's end was read
 	urlFiles  <-chan []string
 	notifier  *ping.Notifier
-	consoles  *consoles // searchconsole endpoints (searchconsole.go)
+	consoles  *consoles      // searchconsole endpoints (searchconsole.go)
+	selfcheck *reach.Monitor // nil when off (selfcheck.go)
 
 	retry backoff
 	due   dueTimer
@@ -127,6 +129,7 @@ func (ss *session) open(ctx context.Context) error {
 		return err
 	}
 	ss.startSearchConsole(ctx)
+	ss.startSelfCheck(ctx)
 	ss.showState()
 	ss.onClose(ss.retry.stop)
 	ss.onClose(ss.due.stop)
@@ -207,7 +210,7 @@ func (ss *session) showState() {
 		// Read from any goroutine (/healthz, another site's status): what
 		// only the engine's goroutine may read is the copy publish keeps.
 		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats(),
-			SearchConsole: ss.consoles.statuses(), Roots: []string{cfg.Root, cfg.OutputRoot()}}
+			SearchConsole: ss.consoles.statuses(), SelfCheck: ss.selfCheckStatus(), Roots: []string{cfg.Root, cfg.OutputRoot()}}
 		s.mu.Lock()
 		st.Refused = s.refused
 		s.mu.Unlock()
@@ -359,6 +362,7 @@ func (ss *session) publish(why Trigger, run func() (*build.Report, error)) bool 
 	d.keeper.beat()
 	if landed {
 		ss.announceSitemaps()
+		ss.selfcheck.Published()
 	}
 	ss.due.set(eng.Due())
 	ss.quiet.published(why.Full())

@@ -20,6 +20,8 @@ type health struct {
 	Watches   int       `json:"watches"`
 	// SearchConsole is Google's view of the sitemaps submitted.
 	SearchConsole []consoleHealth `json:"search_console,omitempty"`
+	// SelfCheck is the public view as the self-check last saw it.
+	SelfCheck *selfCheckHealth `json:"self_check,omitempty"`
 }
 
 // overall is the /healthz body of a process serving several sites: the
@@ -53,7 +55,8 @@ func rank(status string) int {
 // engines are not being told. Either answers 503, with the reason.
 func siteHealth(s siteState) health {
 	st := s.state
-	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches, SearchConsole: consolesHealth(st.SearchConsole)}
+	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches, SearchConsole: consolesHealth(st.SearchConsole),
+		SelfCheck: selfCheckOf(st.SelfCheck)}
 	switch {
 	case s.broken != "":
 		h.Reason = s.broken
@@ -73,6 +76,8 @@ func siteHealth(s siteState) health {
 	} else if h.Reason = notifyTrouble(st.Endpoints, time.Now()); h.Reason != "" {
 		h.Status = statusDegraded
 	} else if h.Reason = consoleTrouble(st.SearchConsole, time.Now()); h.Reason != "" {
+		h.Status = statusDegraded
+	} else if h.Reason = selfCheckTrouble(st.SelfCheck); h.Reason != "" {
 		h.Status = statusDegraded
 	}
 	h.Reason = relative(h.Reason, st.Roots)

@@ -34,6 +34,10 @@ type Options struct {
 	// (all when < 0), Pages how many of the pages those list (none when
 	// 0); Round picks which: successive rounds go round the lists.
 	Sitemaps, Pages, Round int
+	// Recheck are sitemaps and pages checked besides the sample while
+	// they are still listed (the daemon's problems of the last check,
+	// so that each clears when fixed, or when no longer listed).
+	Recheck map[string]bool
 }
 
 // Checker checks one site's public view.
@@ -78,25 +82,37 @@ func (c *Checker) Check(ctx context.Context) []Result {
 		listed = append(listed, c.served(ctx, Index, name)...)
 	}
 	var pages []string
-	for _, u := range sample(listed, c.opts.Sitemaps, c.opts.Round) {
-		pages = append(pages, c.sitemap(ctx, u)...)
+	in := map[string]string{} // page -> the first sitemap checked that lists it
+	for _, u := range c.pick(listed, c.opts.Sitemaps) {
+		for _, p := range c.sitemap(ctx, u) {
+			if _, dup := in[p]; !dup {
+				in[p] = u
+				pages = append(pages, p)
+			}
+		}
 	}
-	for _, u := range sample(pages, c.opts.Pages, c.opts.Round) {
-		c.page(ctx, u)
+	for _, u := range c.pick(pages, c.opts.Pages) {
+		c.page(ctx, u, in[u])
 	}
 	return c.out
 }
 
-// sample is n of list (all when n < 0 or n covers it), starting where
-// round n-sized steps go round it.
-func sample(list []string, n, round int) []string {
+// pick is n of list (all when n < 0 or n covers it), starting where
+// Round n-sized steps go round it, and the members of list to recheck.
+func (c *Checker) pick(list []string, n int) []string {
 	if n < 0 || n >= len(list) {
 		return list
 	}
-	out := make([]string, 0, n)
-	start := (round * n) % len(list)
+	chosen := make(map[int]bool, n)
+	start := (c.opts.Round * n) % len(list)
 	for i := range n {
-		out = append(out, list[(start+i)%len(list)])
+		chosen[(start+i)%len(list)] = true
+	}
+	var out []string
+	for i, u := range list {
+		if chosen[i] || c.opts.Recheck[u] {
+			out = append(out, u)
+		}
 	}
 	return out
 }
@@ -125,7 +141,7 @@ func (c *Checker) keyFile(ctx context.Context, name, key string) {
 	case a.status/100 == 3:
 		c.fail(KeyFile, u, Redirect, "answered "+a.hops[0], "IndexNow needs it at that URL with 200, and follows no redirect; check the web server's rewrite and return rules for that path", a.hops)
 	case a.status != http.StatusOK:
-		c.fail(KeyFile, u, Status, fmt.Sprintf("answered %d", a.status), fmt.Sprintf("IndexNow needs 200; sitemapd writes it as %s: check the web server's root for that path", filepath.Join(c.cfg.OutputRoot(), name)), nil)
+		c.fail(KeyFile, u, BadStatus, fmt.Sprintf("answered %d", a.status), fmt.Sprintf("IndexNow needs 200; sitemapd writes it as %s: check the web server's root for that path", filepath.Join(c.cfg.OutputRoot(), name)), nil)
 	case a.ctype != "text/plain":
 		c.fail(KeyFile, u, ContentType, fmt.Sprintf("is served as %q", a.ctype), "IndexNow wants text/plain: check the web server's types for .txt (and that the path is not answered by an application)", nil)
 	case bytes.HasPrefix(a.body, utf8BOM):
@@ -176,7 +192,7 @@ func (c *Checker) robots(ctx context.Context, indexes []string) {
 		c.fail(Robots, u, Redirect, "answered "+a.hops[len(a.hops)-1], "crawlers follow it, but it is not the robots.txt sitemapd keeps in "+c.cfg.OutputRoot()+": check the web server's rules for that path", a.hops)
 		return
 	case a.status != http.StatusOK:
-		c.fail(Robots, u, Status, fmt.Sprintf("answered %d", a.status), "crawlers find the index through its Sitemap lines: serve the robots.txt sitemapd keeps in "+c.cfg.OutputRoot(), a.hops)
+		c.fail(Robots, u, BadStatus, fmt.Sprintf("answered %d", a.status), "crawlers find the index through its Sitemap lines: serve the robots.txt sitemapd keeps in "+c.cfg.OutputRoot(), a.hops)
 		return
 	}
 	listed := map[string]bool{}

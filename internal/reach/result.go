@@ -23,7 +23,7 @@ type Problem int
 const (
 	OK          Problem = iota
 	Unreachable         // no answer: connection refused, timeout, TLS
-	Status              // an answer that is not 200 (nor a redirect)
+	BadStatus           // an answer that is not 200 (nor a redirect)
 	Redirect            // a redirect, which engines do not follow for it (or, strict, at all)
 	ContentType         // the wrong media type
 	Body                // other bytes than sitemapd wrote, or robots.txt without the index's Sitemap line
@@ -37,16 +37,17 @@ func (p Problem) String() string {
 
 // Result is the verdict on one URL.
 type Result struct {
-	What    What    `json:"-"`
-	URL     string  `json:"url"`
-	Problem Problem `json:"-"`
+	What    What
+	URL     string
+	Problem Problem
 	// Detail says what was wrong ("answered 301 to /keys/k.txt") or,
 	// when OK, what was right; Fix says where to look.
-	Detail string `json:"detail"`
-	Fix    string `json:"fix,omitempty"`
+	Detail, Fix string
 	// Hops are the redirects followed to the answer judged, each "301 to
 	// URL" (not strict: robots.txt, the index and sitemaps).
-	Hops []string `json:"-"`
+	Hops []string
+	// In is the sitemap that lists a page.
+	In string
 }
 
 // String is the result as one line: what, the URL and what was wrong.

@@ -38,7 +38,7 @@ func (c *Checker) served(ctx context.Context, what What, name string) []string {
 	case a.status/100 == 3:
 		c.fail(what, u, Redirect, "answered "+a.hops[len(a.hops)-1], "engines follow it, but the URLs a sitemap lists must lie under the URL it is fetched from in the end: serve it at the URL the index and robots.txt name", a.hops)
 	case a.status != http.StatusOK:
-		c.fail(what, u, Status, fmt.Sprintf("answered %d", a.status), fmt.Sprintf("engines need 200; sitemapd wrote it as %s: check the web server's root and rules for that path", path), a.hops)
+		c.fail(what, u, BadStatus, fmt.Sprintf("answered %d", a.status), fmt.Sprintf("engines need 200; sitemapd wrote it as %s: check the web server's root and rules for that path", path), a.hops)
 	case !want[a.ctype]:
 		c.fail(what, u, ContentType, fmt.Sprintf("is served as %q", a.ctype), "want "+typeList(want)+": check the web server's types (mime.types) and that no application answers that path", a.hops)
 	case !bytes.Equal(a.body, disk) && !c.rewritten(path, a.body):
@@ -75,7 +75,7 @@ func (c *Checker) sitemap(ctx context.Context, u string) []string {
 	case a.status/100 == 3:
 		c.fail(Sitemap, u, Redirect, "answered "+a.hops[len(a.hops)-1], "the index lists it: list the URL it is served at", a.hops)
 	case a.status != http.StatusOK:
-		c.fail(Sitemap, u, Status, fmt.Sprintf("answered %d", a.status), "the index lists it, and engines need 200: check what serves that path", a.hops)
+		c.fail(Sitemap, u, BadStatus, fmt.Sprintf("answered %d", a.status), "the index lists it, and engines need 200: check what serves that path", a.hops)
 	default:
 		c.ok(Sitemap, u, "200 (not one of the output root's files: only its answer is checked)", a.hops)
 	}
@@ -85,18 +85,20 @@ func (c *Checker) sitemap(ctx context.Context, u string) []string {
 // page checks that a page a sitemap lists answers 200 itself: a listed
 // URL that redirects or fails is one Search Console reports against the
 // sitemap. Its body is not read.
-func (c *Checker) page(ctx context.Context, u string) {
+func (c *Checker) page(ctx context.Context, u, in string) {
+	r := Result{What: Page, URL: u, In: in, Detail: "200"}
 	a, err := c.fetch(ctx, u, false, 0)
 	switch {
 	case err != nil:
-		c.fail(Page, u, Unreachable, "could not be fetched", err.Error(), nil)
+		r.Problem, r.Detail, r.Fix = Unreachable, "could not be fetched", err.Error()
 	case a.status/100 == 3:
-		c.fail(Page, u, Redirect, "answered "+a.hops[0], "a sitemap must list the URL that answers 200 (Search Console: \"Page with redirect\"): check the web server's rules, or pages.index_files and pages.pretty_urls", a.hops)
+		r.Problem, r.Detail, r.Hops = Redirect, "answered "+a.hops[0], a.hops
+		r.Fix = "a sitemap must list the URL that answers 200 (Search Console: \"Page with redirect\"): check the web server's rules, or pages.index_files and pages.pretty_urls"
 	case a.status != http.StatusOK:
-		c.fail(Page, u, Status, fmt.Sprintf("answered %d", a.status), "a listed page must answer 200: check the web server's root, index and try_files rules for that path", nil)
-	default:
-		c.ok(Page, u, "200", nil)
+		r.Problem, r.Detail = BadStatus, fmt.Sprintf("answered %d", a.status)
+		r.Fix = "a listed page must answer 200: check the web server's root, index and try_files rules for that path"
 	}
+	c.add(r)
 }
 
 // wantTypes is the media types a file of the output root may be served
