@@ -83,7 +83,9 @@ func TestTableIsTheExposition(t *testing.T) {
 	}{{"single", New("1")}, {"multi", NewMulti("1")}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.m.Site("a")
-			s.SetState(func() State { return State{Endpoints: []ping.Stats{{Endpoint: "e"}}, SearchConsole: consoleSample()} })
+			s.SetState(func() State {
+				return State{Endpoints: []ping.Stats{{Endpoint: "e"}}, SearchConsole: consoleSample(), SelfCheck: selfCheckSample()}
+			})
 			s.Published("change", time.Millisecond, 1, nil)
 			srv := httptest.NewServer(tc.m.Handler())
 			defer srv.Close()
