@@ -56,7 +56,7 @@ func rank(status string) int {
 func siteHealth(s siteState) health {
 	st := s.state
 	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches, SearchConsole: consolesHealth(st.SearchConsole),
-		SelfCheck: selfCheckOf(st.SelfCheck)}
+		SelfCheck: selfCheckOf(st.SelfCheck, st.Roots)}
 	switch {
 	case s.broken != "":
 		h.Reason = s.broken

@@ -26,13 +26,16 @@ type selfCheckProblem struct {
 	Fix     string `json:"fix,omitempty"`
 }
 
-func selfCheckOf(st *reach.Status) *selfCheckHealth {
+// selfCheckOf is st for /healthz, the paths it names relative to roots
+// (as the reason's are).
+func selfCheckOf(st *reach.Status, roots []string) *selfCheckHealth {
 	if st == nil {
 		return nil
 	}
 	h := &selfCheckHealth{Checked: st.Checked, URLs: st.URLs}
 	for _, r := range st.Problems {
-		h.Problems = append(h.Problems, selfCheckProblem{What: r.What.String(), URL: r.URL, Problem: r.Problem.String(), Detail: r.Detail, Fix: r.Fix})
+		h.Problems = append(h.Problems, selfCheckProblem{What: r.What.String(), URL: r.URL, Problem: r.Problem.String(),
+			Detail: relative(r.Detail, roots), Fix: relative(r.Fix, roots)})
 	}
 	return h
 }

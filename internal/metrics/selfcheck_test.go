@@ -23,9 +23,10 @@ func selfCheckSample() *reach.Status {
 // off) and in /metrics.
 func TestSelfCheck(t *testing.T) {
 	st := selfCheckSample()
-	st.Problems = append(st.Problems, reach.Result{What: reach.Robots, URL: "https://shop.test/robots.txt", Problem: reach.BadStatus, Detail: "answered 404", Fix: "serve it"})
+	st.Problems = append(st.Problems, reach.Result{What: reach.Robots, URL: "https://shop.test/robots.txt", Problem: reach.BadStatus,
+		Detail: "answered 404", Fix: "serve the robots.txt sitemapd keeps in /srv/www/shop"})
 	m := New("1")
-	m.SetState(func() State { return State{SelfCheck: st} })
+	m.SetState(func() State { return State{SelfCheck: st, Roots: []string{"/srv/www/shop"}} })
 	m.Published("initial build", time.Second, 10, nil)
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
@@ -40,7 +41,7 @@ func TestSelfCheck(t *testing.T) {
 	}
 	want := `{"checked":"2026-11-21T08:30:00Z","urls":9,"problems":[` +
 		`{"what":"key file","url":"https://shop.test/k.txt","problem":"redirect","detail":"answered 301 to /keys/k.txt","fix":"no redirect"},` +
-		`{"what":"robots.txt","url":"https://shop.test/robots.txt","problem":"status","detail":"answered 404","fix":"serve it"}]}`
+		`{"what":"robots.txt","url":"https://shop.test/robots.txt","problem":"status","detail":"answered 404","fix":"serve the robots.txt sitemapd keeps in ."}]}`
 	if got, _ := json.Marshal(h.SelfCheck); string(got) != want {
 		t.Errorf("/healthz shows\n%s\nwant\n%s", got, want)
 	}

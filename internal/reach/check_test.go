@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 )
@@ -275,6 +277,35 @@ func TestCheckConnect(t *testing.T) {
 	for _, h := range hosts {
 		if !strings.HasPrefix(h, "www.sitemapd.test:") {
 			t.Fatalf("Host %q, want base_url's", h)
+		}
+	}
+}
+
+// TestCheckUnreachable: a connection closed without an answer once is
+// asked again (strict) and is no problem; a server that is gone is, for
+// each URL, named unreachable.
+func TestCheckUnreachable(t *testing.T) {
+	keyPath := "/" + testKey + ".txt"
+	var dropped atomic.Bool
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == keyPath && !dropped.Swap(true) {
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return true
+		}
+		return false
+	}, false)
+	if got := problems(New(s.cfg, Options{Strict: true, Sitemaps: -1, Pages: 100}).Check(context.Background())); len(got) != 0 || !dropped.Load() {
+		t.Fatalf("a connection dropped once: %v", got)
+	}
+	s.srv.Close()
+	got := problems(New(s.cfg, Options{Strict: true, Timeout: 2 * time.Second}).Check(context.Background()))
+	if len(got) != 3 {
+		t.Fatalf("server gone: %v, want the key file, robots.txt and the index unreachable", got)
+	}
+	for _, p := range got {
+		if p.Problem != Unreachable || !strings.Contains(p.Fix, "connection refused") {
+			t.Errorf("%s: %s, fix %q; want unreachable, connection refused", p, p.Problem, p.Fix)
 		}
 	}
 }

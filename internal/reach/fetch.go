@@ -69,9 +69,27 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
+// retryAfter is how long a strict check waits before it asks again a
+// server that gave no answer: a connection reset once is no finding.
+const retryAfter = time.Second
+
 // fetch GETs u, reading up to limit bytes of the body; with follow it
 // follows redirects (recording each hop), else a redirect is the answer.
+// Strict, a request that got no answer is made once more.
 func (c *Checker) fetch(ctx context.Context, u string, follow bool, limit int64) (*answer, error) {
+	a, err := c.get(ctx, u, follow, limit)
+	if err == nil || !c.opts.Strict {
+		return a, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, err
+	case <-time.After(retryAfter):
+	}
+	return c.get(ctx, u, follow, limit)
+}
+
+func (c *Checker) get(ctx context.Context, u string, follow bool, limit int64) (*answer, error) {
 	a := &answer{}
 	client := &http.Client{Transport: c.transport, Timeout: c.opts.Timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if !follow {
