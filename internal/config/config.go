@@ -75,6 +75,10 @@ type Config struct {
 	// publication has no name.
 	News News `yaml:"news"`
 
+	// SelfCheck is the daemon's check of the public view (selfcheck.go);
+	// off unless enabled.
+	SelfCheck SelfCheck `yaml:"selfcheck"`
+
 	// ShrinkGuard refuses a publish that would stop listing more than half
 	// of the pages listed before while their files are still there (left
 	// out by a rule: robots.txt, noindex, canonical…), or that would list
@@ -359,6 +363,7 @@ func Default() Config {
 		},
 		Feed:        Feed{Entries: DefaultFeedEntries},
 		ShrinkGuard: true,
+		SelfCheck:   DefaultSelfCheck(),
 		Watch: Watch{
 			Settle:   500 * time.Millisecond,
 			MaxDelay: 5 * time.Second,

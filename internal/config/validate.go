@@ -67,6 +67,7 @@ func (c *Config) validate(lines map[string]int) error {
 	c.checkExtraURLs(bad)
 	c.checkNews(bad)
 	c.checkFleet(bad)
+	c.checkSelfCheck(bad)
 	if c.StateDir == "" && len(c.Notify.Endpoints) > 0 {
 		bad("state_dir", "is required with notify endpoints: it keeps what they are owed across restarts")
 	}

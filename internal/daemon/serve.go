@@ -14,6 +14,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/reach"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
 
@@ -46,6 +47,7 @@ type session struct {
 	notifier  *ping.Notifier
 	consoles  *consoles        // searchconsole endpoints (searchconsole.go)
 	fleet     *fleet.Agreement // nil without a fleet (fleet.go)
+	selfcheck *reach.Monitor   // nil when off (selfcheck.go)
 
 	retry backoff
 	due   dueTimer
@@ -133,6 +135,7 @@ func (ss *session) open(ctx context.Context) error {
 		return err
 	}
 	ss.startSearchConsole(ctx)
+	ss.startSelfCheck(ctx)
 	ss.showState()
 	ss.onClose(ss.retry.stop)
 	ss.onClose(ss.due.stop)
@@ -213,7 +216,7 @@ func (ss *session) showState() {
 		// Read from any goroutine (/healthz, another site's status): what
 		// only the engine's goroutine may read is the copy publish keeps.
 		st := metrics.State{Watches: w.Watches(), Overflows: w.Overflows(), Degraded: w.Degraded(), Endpoints: notifier.Stats(),
-			SearchConsole: ss.consoles.statuses(), Roots: []string{cfg.Root, cfg.OutputRoot()}}
+			SearchConsole: ss.consoles.statuses(), SelfCheck: ss.selfCheckStatus(), Roots: []string{cfg.Root, cfg.OutputRoot()}}
 		s.mu.Lock()
 		st.Refused = s.refused
 		s.mu.Unlock()
@@ -370,6 +373,7 @@ func (ss *session) publish(why Trigger, run func() (*build.Report, error)) bool 
 	d.keeper.beat()
 	if landed {
 		ss.announceSitemaps()
+		ss.selfcheck.Published()
 	}
 	ss.due.set(eng.Due())
 	ss.quiet.published(why.Full())

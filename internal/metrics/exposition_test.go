@@ -88,7 +88,7 @@ func TestTableIsTheExposition(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.m.Site("a")
 			s.SetState(func() State {
-				return State{Endpoints: []ping.Stats{{Endpoint: "e"}}, SearchConsole: consoleSample(), FleetStats: &FleetStats{}}
+				return State{Endpoints: []ping.Stats{{Endpoint: "e"}}, SearchConsole: consoleSample(), FleetStats: &FleetStats{}, SelfCheck: selfCheckSample()}
 			})
 			s.Published("change", time.Millisecond, 1, nil)
 			srv := httptest.NewServer(tc.m.Handler())

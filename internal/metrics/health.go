@@ -20,6 +20,8 @@ type health struct {
 	Watches   int       `json:"watches"`
 	// SearchConsole is Google's view of the sitemaps submitted.
 	SearchConsole []consoleHealth `json:"search_console,omitempty"`
+	// SelfCheck is the public view as the self-check last saw it.
+	SelfCheck *selfCheckHealth `json:"self_check,omitempty"`
 }
 
 // overall is the /healthz body of a process serving several sites: the
@@ -53,7 +55,8 @@ func rank(status string) int {
 // engines are not being told, or a fleet's etcd cannot be reached. Either answers 503, with the reason.
 func siteHealth(s siteState) health {
 	st := s.state
-	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches, SearchConsole: consolesHealth(st.SearchConsole)}
+	h := health{Status: statusOK, LastBuild: s.lastBuild, Watches: st.Watches, SearchConsole: consolesHealth(st.SearchConsole),
+		SelfCheck: selfCheckOf(st.SelfCheck, st.Roots)}
 	switch {
 	case s.broken != "":
 		h.Reason = s.broken
@@ -78,6 +81,8 @@ func siteHealth(s siteState) health {
 		// The sitemaps are this server's truth, and published; they may
 		// differ from the fleet's until etcd returns.
 		h.Reason, h.Status = st.Fleet, statusDegraded
+	} else if h.Reason = selfCheckTrouble(st.SelfCheck); h.Reason != "" {
+		h.Status = statusDegraded
 	}
 	h.Reason = relative(h.Reason, st.Roots)
 	return h

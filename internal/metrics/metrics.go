@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/reach"
 	"github.com/sitemapd/sitemapd/internal/searchconsole"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -38,6 +39,9 @@ type State struct {
 	// SearchConsole is each searchconsole endpoint's state, Google's
 	// view of the sitemaps among it.
 	SearchConsole []searchconsole.Status
+	// SelfCheck is the self-check's last view of the site; nil when it
+	// is off.
+	SelfCheck *reach.Status
 	// Roots are the directories (the document root, the output root)
 	// whose absolute paths /healthz does not show: the paths its reasons
 	// name are relative to them. An answer to anyone who can reach the
@@ -323,6 +327,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			put(fleetRequests, float64(f.Requests))
 			put(fleetAdopted, float64(f.Adopted))
 		}
+		collectSelfCheck(put, st.SelfCheck)
 	}
 }
 

@@ -33,6 +33,10 @@ const (
 	fleetQueued
 	fleetRequests
 	fleetAdopted
+	selfCheckRuns
+	selfCheckLast
+	selfCheckURLs
+	selfCheckProblems
 )
 
 // kind is a metric's Prometheus type; its String is the exposition's
@@ -108,12 +112,21 @@ var metricTable = [...]metricDef{
 		"Requests made to etcd (transactions, range reads, compactions, watches opened).", nil},
 	fleetAdopted: {"sitemapd_fleet_adopted_total", counter,
 		"Versions this server published with its own time, whose time another server had recorded first: each published again.", nil},
+	selfCheckRuns: {"sitemapd_selfcheck_checks_total", counter,
+		"Self-checks of the public view run (selfcheck.enabled).", nil},
+	selfCheckLast: {"sitemapd_selfcheck_last_check_timestamp_seconds", gauge,
+		"When the last self-check ended (Unix time; 0: not yet).", nil},
+	selfCheckURLs: {"sitemapd_selfcheck_urls", gauge,
+		"URLs the last self-check fetched.", nil},
+	selfCheckProblems: {"sitemapd_selfcheck_problem", gauge,
+		"1 for each URL the last self-check found not served as sitemapd wrote it, by what it is (key file, robots.txt, index, sitemap, page) and problem (unreachable, status, redirect, content_type, body, not_on_disk).", []string{"what", "url", "problem"}},
 }
 
 // stateMetrics are the metrics read from a site's State when scraped.
 var stateMetrics = []metric{watches, watchOverflows, watchDegraded, notifyRequests, notifyOwed, notifyStatus, notifyGone,
 	consoleRequests, consoleErrors, consoleWarnings, consolePending, consoleURLs, consoleDownloaded,
-	fleetReachable, fleetLeader, fleetQueued, fleetRequests, fleetAdopted}
+	fleetReachable, fleetLeader, fleetQueued, fleetRequests, fleetAdopted,
+	selfCheckRuns, selfCheckLast, selfCheckURLs, selfCheckProblems}
 
 // durationBuckets are publishDuration's: 1ms to about 4.4 minutes.
 var durationBuckets = prometheus.ExponentialBuckets(0.001, 4, 10)
