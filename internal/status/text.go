@@ -31,9 +31,6 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	t.line("owed to search engines: %s", plural(s.Owed(), "URL", "URLs"))
 	t.line("lastmods from: %s", sourcesText(s.Sources()))
-	if s.SourcesUntold != "" {
-		t.line("  (%s)", s.SourcesUntold)
-	}
 
 	a := s.Activity
 	t.line("")
