@@ -188,7 +188,7 @@ func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, 
 		// replaced (the commit comes later).
 		published := e.disk.urls(old)
 		c := tree.Diff(published, g.URLs)
-		c.Dated = e.datedAmong(g, c.Added, c.Changed)
+		c.Dated = datedAmong(g, e.scan.PageLoc, c.Added, c.Changed)
 		return c, len(published)
 	}
 	return tree.Changes{}, enc.n

@@ -208,10 +208,11 @@ func (n *groupLeft) status(dir, url string) *GroupStatus {
 
 // datedAmong counts, among the URLs of group g's pages in some lists
 // (the URLs a Diff found added or changed, with nothing remembered to
-// tell), those of pages whose lastmod is the date their head states:
-// the directories without such pages cost a look at their bits, the
-// others a URL made for each such page.
-func (e *Engine) datedAmong(g *scan.Group, lists ...[]string) int {
+// tell), those of pages whose lastmod is the date their head states;
+// loc makes a page's URL (scan.Scanner.PageLoc). The directories
+// without such pages cost a look at their bits, the others a URL made
+// for each such page.
+func datedAmong(g *scan.Group, loc func(dir, name string) string, lists ...[]string) int {
 	set := map[string]bool{}
 	for _, l := range lists {
 		for _, loc := range l {
@@ -232,7 +233,7 @@ func (e *Engine) datedAmong(g *scan.Group, lists ...[]string) int {
 			continue
 		}
 		l.Each(func(i int, name string, _ int64) {
-			if l.Dated(i) && set[e.scan.PageLoc(dir, name)] {
+			if l.Dated(i) && set[loc(dir, name)] {
 				n++
 			}
 		})

@@ -17,7 +17,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ (and the browser test's screenshots)")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
