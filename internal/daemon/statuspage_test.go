@@ -97,14 +97,17 @@ func TestStatusPage(t *testing.T) {
 	// the root: what the page shows is read after them).
 	groups := "groups (3; those with pages left out first):\n" +
 		"  /blog/  2 listed, 1 left out\n" +
+		"    lastmods: page date 0, content 2, mtime 0\n" +
 		"    noindex: 1\n" +
 		"      https://static.test/blog/hidden.html\n" +
 		"  /docs/  1 listed, 2 left out\n" +
+		"    lastmods: page date 1, content 0, mtime 0\n" +
 		"    canonical elsewhere: 1\n" +
 		"      https://static.test/docs/copy.html\n" +
 		"    redirect: 1\n" +
 		"      https://static.test/docs/moved.html\n" +
-		"  /  1 listed\n"
+		"  /  1 listed\n" +
+		"    lastmods: page date 0, content 1, mtime 0\n"
 	// The submission is recorded once its answer is read, which may be a
 	// moment after the receiver has the URLs, and its URLs are no longer
 	// owed a moment after that (the notifier forgets them once the answer
