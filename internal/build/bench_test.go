@@ -3,10 +3,12 @@ package build
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -303,16 +305,24 @@ func BenchmarkNoOpBuild(b *testing.B) {
 // (WithChanges) retains after its first full build, per page, on the site
 // of BenchmarkNoOpBuild, with pages.lastmod content and mtime (the
 // baseline), with the default head rules ("heads=on") and with none
-// ("heads=off"). Each iteration is a new engine with a new state_dir (a
-// daemon's first start: every page read). Target: content at most 8
-// bytes a page over mtime with the head rules on.
+// ("heads=off"), and with the default head rules on the same site whose
+// every HTML page's head states a date ("heads=dated": each page's
+// lastmod its head's date, which its listing keeps a bit a page of).
+// Each iteration is a new engine with a new state_dir (a daemon's first
+// start: every page read). Target: content at most 8 bytes a page over
+// mtime with the head rules on.
 func BenchmarkDaemonMemory(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
 	pages, _ := writeSite(b, root, 1)
-	for _, heads := range []struct{ name, pages string }{
-		{"on", ""},
-		{"off", "noindex: false, canonical: false, hreflang: false, redirects: false, head_dates: false, "},
+	datedRoot := filepath.Join(b.TempDir(), "root")
+	writeSite(b, datedRoot, 1)
+	dateHeads(b, datedRoot)
+	for _, heads := range []struct{ name, pages, root string }{
+		{"on", "", root},
+		{"off", "noindex: false, canonical: false, hreflang: false, redirects: false, head_dates: false, ", root},
+		{"dated", "", datedRoot},
 	} {
+		root := heads.root
 		b.Run("heads="+heads.name, func(b *testing.B) {
 			for _, mode := range lastmodModes {
 				b.Run("lastmod="+mode, func(b *testing.B) {
@@ -326,6 +336,31 @@ func BenchmarkDaemonMemory(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// dateHeads has the head of every HTML page below root state a date
+// (article:modified_time), its mtime kept.
+func dateHeads(b *testing.B, root string) {
+	b.Helper()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".html" {
+			return err
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		old, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		meta := `<head><meta property="article:modified_time" content="2023-04-05T06:07:08Z">`
+		writeFile(b, p, strings.Replace(string(old), "<head>", meta, 1), st.ModTime())
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
 

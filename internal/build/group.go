@@ -187,7 +187,9 @@ func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, 
 		// symlinks): what it published is in its files, not yet
 		// replaced (the commit comes later).
 		published := e.disk.urls(old)
-		return tree.Diff(published, g.URLs), len(published)
+		c := tree.Diff(published, g.URLs)
+		c.Dated = datedAmong(g, e.scan.PageLoc, c.Added, c.Changed)
+		return c, len(published)
 	}
 	return tree.Changes{}, enc.n
 }

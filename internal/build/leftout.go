@@ -16,6 +16,10 @@ type GroupStatus struct {
 	Dir    string // the group's directory, relative to the root ("" for the root)
 	URL    string // the URL of that directory (base_url for the root)
 	Listed int    // URLs its published sitemap lists
+	// Dated is how many of its listed pages have for lastmod the date
+	// their head states (pages.head_dates; tree.Page.Dated); the
+	// others' come from the configured pages.lastmod (content or mtime).
+	Dated int
 	// LeftOut counts its pages left out, by reason.
 	LeftOut tree.Tally
 	// Examples are, for each reason, URLs of pages it left out: at most
@@ -60,6 +64,7 @@ type leftBook struct {
 // groupLeft is what a leftBook keeps of one group.
 type groupLeft struct {
 	listed int
+	dated  int                      // listed pages Dated (GroupStatus.Dated)
 	dirs   map[string]*scan.DirLeft // only directories with pages left out
 	st     *GroupStatus             // what Groups says of it, made as it lands
 }
@@ -67,7 +72,7 @@ type groupLeft struct {
 // next returns the entry a group takes once a publish of it lands: g as
 // read (whole, or refreshed through u's View), listing urls URLs.
 func (b *leftBook) next(g *scan.Group, u *tree.Update, urls int) *groupLeft {
-	n := &groupLeft{listed: urls}
+	n := &groupLeft{listed: urls, dated: countDated(g, u)}
 	if g.FromView && u != nil {
 		b.mu.Lock()
 		if old := b.all[g.Dir]; old != nil {
@@ -86,6 +91,24 @@ func (b *leftBook) next(g *scan.Group, u *tree.Update, urls int) *groupLeft {
 	}
 	for d, dl := range g.Left.Dirs {
 		n.set(d, dl)
+	}
+	return n
+}
+
+// countDated counts the listed pages of group g, as it will be published
+// (the View of u, or what its read found), whose lastmod is the date
+// their head states: from each directory's bits (tree.Listing.CountDated),
+// a word for 64 pages, and the pages not recorded (g.DatedURLs). A
+// listing read again is a listing made anew, so a page whose head lost
+// its date is counted no more.
+func countDated(g *scan.Group, u *tree.Update) int {
+	dirs := g.Listings
+	if u != nil && u.View != nil {
+		dirs = u.View
+	}
+	n := len(g.DatedURLs)
+	for _, l := range dirs {
+		n += l.CountDated()
 	}
 	return n
 }
@@ -167,7 +190,7 @@ func (b *leftBook) groups() []*GroupStatus {
 // status is what Groups says of a group: its directories' counts summed,
 // and their examples, the least GroupExamples for each reason.
 func (n *groupLeft) status(dir, url string) *GroupStatus {
-	gs := &GroupStatus{Dir: dir, URL: url, Listed: max(0, n.listed)}
+	gs := &GroupStatus{Dir: dir, URL: url, Listed: max(0, n.listed), Dated: min(n.dated, max(0, n.listed))}
 	for _, dl := range n.dirs {
 		gs.LeftOut.Merge(dl.Tally)
 		for i, ex := range dl.Examples {
@@ -181,4 +204,39 @@ func (n *groupLeft) status(dir, url string) *GroupStatus {
 		gs.Examples[i] = slices.Clip(exs[:min(len(exs), GroupExamples)])
 	}
 	return gs
+}
+
+// datedAmong counts, among the URLs of group g's pages in some lists
+// (the URLs a Diff found added or changed, with nothing remembered to
+// tell), those of pages whose lastmod is the date their head states;
+// loc makes a page's URL (scan.Scanner.PageLoc). The directories
+// without such pages cost a look at their bits, the others a URL made
+// for each such page.
+func datedAmong(g *scan.Group, loc func(dir, name string) string, lists ...[]string) int {
+	set := map[string]bool{}
+	for _, l := range lists {
+		for _, loc := range l {
+			set[loc] = true
+		}
+	}
+	if len(set) == 0 {
+		return 0
+	}
+	n := 0
+	for _, loc := range g.DatedURLs {
+		if set[loc] {
+			n++
+		}
+	}
+	for dir, l := range g.Listings {
+		if l.CountDated() == 0 {
+			continue
+		}
+		l.Each(func(i int, name string, _ int64) {
+			if l.Dated(i) && set[loc(dir, name)] {
+				n++
+			}
+		})
+	}
+	return n
 }

@@ -138,47 +138,32 @@ func (s *runner) recordPublish(why Trigger, rep *build.Report, groups, urls int,
 	p := status.Publish{Duration: rep.Duration, Trigger: why.String(), URLs: urls, Failed: err != nil}
 	if !isRefused && cfg != nil { // a refused build published nothing
 		n := rep.Changes.Counts()
-		p.Moved, p.Removed = bySource(cfg, n.Added+n.Changed), n.Removed
+		p.Moved, p.Removed = bySource(cfg, n.Added+n.Changed, n.Dated), n.Removed
 	}
 	hist.publish(p)
 }
 
-// bySource counts n lastmods under the source pages.lastmod configures:
-// content (and significant, which is content read for what a page says)
-// or mtime. The engine does not say which pages took their head's date
-// (pages.head_dates), nor which a URL file dated: build.Report counts the
-// pages added and changed, not where each one's lastmod came from. So
-// the page shows them all under the configured source, and "page date"
-// stays 0, rather than guessing a split.
-func bySource(cfg *config.Config, n int) status.Sources {
+// bySource counts n lastmods by their source: dated of them are the
+// dates their pages' heads state (pages.head_dates; the engine knows it
+// of each page, tree.Page.Dated), the others come from the source
+// pages.lastmod configures: content (and significant, which is content
+// read for what a page says) or mtime. (The lines of URL files
+// (extra_urls) are not pages: the few that moved count with the others.)
+func bySource(cfg *config.Config, n, dated int) status.Sources {
+	dated = min(max(0, dated), n)
 	if cfg.Pages.LastModFrom == config.LastModMTime {
-		return status.Sources{MTime: n}
+		return status.Sources{PageDate: dated, MTime: n - dated}
 	}
-	return status.Sources{Content: n}
-}
-
-// untoldSources says which lastmods bySource counts under another source
-// than their own: under pages.head_dates, those of the pages whose head
-// states a date, which the engine does not tell apart.
-func untoldSources(cfg *config.Config) string {
-	if !cfg.Pages.HeadDates {
-		return ""
-	}
-	under := "content"
-	if cfg.Pages.LastModFrom == config.LastModMTime {
-		under = "mtime"
-	}
-	return "pages whose head states a date (pages.head_dates) take it as their lastmod, but are counted under " + under + ": which pages did is not remembered"
+	return status.Sources{PageDate: dated, Content: n - dated}
 }
 
 // groupsOf is the engine's groups as the status page shows them: named by
 // their URL's path (never a directory on the server), with what each
-// lists and leaves out, and its lastmods under the configured source
-// (bySource).
+// lists and leaves out, and where its lastmods come from (bySource).
 func groupsOf(cfg *config.Config, gs []*build.GroupStatus) []status.Group {
 	out := make([]status.Group, 0, len(gs))
 	for _, g := range gs {
-		sg := status.Group{Path: "/", Listed: g.Listed, Sources: bySource(cfg, g.Listed)}
+		sg := status.Group{Path: "/", Listed: g.Listed, Sources: bySource(cfg, g.Listed, g.Dated)}
 		if u, err := url.Parse(g.URL); err == nil && u.Path != "" {
 			sg.Path = u.Path
 		}
@@ -254,7 +239,6 @@ func (s *runner) fill(snap *status.Snapshot) {
 	if eng := s.eng.Load(); eng != nil {
 		snap.Groups = groupsOf(cfg, eng.Groups())
 	}
-	snap.SourcesUntold = untoldSources(cfg)
 	stats := map[string]ping.Stats{}
 	if pg.notifier != nil {
 		for _, st := range pg.notifier.Stats() {

@@ -58,6 +58,10 @@ func TestStatusPage(t *testing.T) {
 	ln.Close()
 	h := start(t, fmt.Sprintf("listen: %s\nnotify: {attempts: 1, endpoints: [{name: receiver, kind: indexnow, url: %q, key: %s, schedule: \"@every 1s\"}]}\n",
 		addr, rcv.URL+"/indexnow?token="+statusToken, statusKey))
+	// After the first build: a page it finds is not submitted (a first
+	// run owes search engines nothing), so the pages to submit come
+	// after it.
+	h.sync()
 	h.write("blog/a.html")
 	h.write("blog/b.html")
 	// Pages left out, per group: in /blog/ one noindex, in /docs/ one
@@ -71,7 +75,9 @@ func TestStatusPage(t *testing.T) {
 		}
 	}
 	writeHead("blog/hidden.html", `<meta name="robots" content="noindex">`)
-	writeHead("docs/index.html", `<title>docs</title>`)
+	// Its lastmod the date its head states (pages.head_dates, on by
+	// default): the one page counted under "page date".
+	writeHead("docs/index.html", `<title>docs</title><meta property="article:modified_time" content="2021-03-04T05:06:07Z">`)
 	writeHead("docs/moved.html", `<meta http-equiv="refresh" content="0; url=/docs/">`)
 	writeHead("docs/copy.html", `<link rel="canonical" href="https://static.test/docs/">`)
 	h.sync()
@@ -91,14 +97,17 @@ func TestStatusPage(t *testing.T) {
 	// the root: what the page shows is read after them).
 	groups := "groups (3; those with pages left out first):\n" +
 		"  /blog/  2 listed, 1 left out\n" +
+		"    lastmods: page date 0, content 2, mtime 0\n" +
 		"    noindex: 1\n" +
 		"      https://static.test/blog/hidden.html\n" +
 		"  /docs/  1 listed, 2 left out\n" +
+		"    lastmods: page date 1, content 0, mtime 0\n" +
 		"    canonical elsewhere: 1\n" +
 		"      https://static.test/docs/copy.html\n" +
 		"    redirect: 1\n" +
 		"      https://static.test/docs/moved.html\n" +
-		"  /  1 listed\n"
+		"  /  1 listed\n" +
+		"    lastmods: page date 0, content 1, mtime 0\n"
 	// The submission is recorded once its answer is read, which may be a
 	// moment after the receiver has the URLs, and its URLs are no longer
 	// owed a moment after that (the notifier forgets them once the answer
@@ -124,8 +133,9 @@ func TestStatusPage(t *testing.T) {
 		"listed: 4 URLs in 3 sitemaps", // index.html, blog/a.html, blog/b.html, docs/ in /, /blog/, /docs/
 		groups,
 		"owed to search engines: 0 URLs",
-		// pages.head_dates is on by default; no page of the test states a date.
-		"  (pages whose head states a date (pages.head_dates) take it as their lastmod, but are counted under content: which pages did is not remembered)\n",
+		// docs/index.html states its date; the others' lastmods come from
+		// their content (pages.lastmod: significant, by default).
+		"lastmods from: page date 1, content 3, mtime 0\n",
 		"receiver  http://127.0.0.1:",
 		"last answer HTTP 200",
 		"initial build",
@@ -134,6 +144,9 @@ func TestStatusPage(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}
+	}
+	if n := movedPageDates(t, text); n != 1 {
+		t.Errorf("the recent publishes moved %d lastmods to a page date, want 1 (docs/index.html's):\n%s", n, text)
 	}
 	sub := text[strings.Index(text, "recent submissions"):]
 	if !strings.Contains(sub, "receiver") || !strings.Contains(sub, "HTTP 200") {
@@ -171,6 +184,30 @@ func TestStatusPage(t *testing.T) {
 	if !strings.Contains(text, "HTTP 200") || strings.Count(text, "initial build") < 2 {
 		t.Errorf("after a restart, the history is lost:\n%s", text)
 	}
+	// The pages taken from the page store keep their sources, and the
+	// first build moved none.
+	if !strings.Contains(text, "lastmods from: page date 1, content 3, mtime 0\n") || movedPageDates(t, text) != 1 {
+		t.Errorf("after a restart, the sources are not what they were:\n%s", text)
+	}
+}
+
+// movedPageDates sums the page dates of the "moved" column (page
+// date/content/mtime) of the text's recent publishes.
+func movedPageDates(t *testing.T, text string) int {
+	t.Helper()
+	n := 0
+	for line := range strings.Lines(text) {
+		_, moved, ok := strings.Cut(line, "moved ")
+		if !ok || strings.HasPrefix(moved, "page date") {
+			continue
+		}
+		var pd, c, m int
+		if _, err := fmt.Sscanf(moved, "%d/%d/%d", &pd, &c, &m); err != nil {
+			t.Fatalf("a publish's moved column %q: %v", line, err)
+		}
+		n += pd
+	}
+	return n
 }
 
 // TestStatusWithoutHistory: a history that cannot be opened (its state

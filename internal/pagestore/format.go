@@ -14,7 +14,14 @@ import (
 // its head hides it (a tree.Reason), its packed alternates and (from
 // version 4 on) its packed images. From version 5 on, a listing that keeps
 // prints has each page's print and parts (8 bytes each) after its sum.
-// From version 6 on, each page ends with its packed news article.
+// From version 6 on, each page ends with its packed news article. From
+// version 7 on, the byte of why its head hides it has its top bit set
+// when the page's time is the date its head states (tree.Page.Dated):
+// no byte more a page (a Reason is far below 0x80).
+
+// datedBit marks, in a page's head byte (version 7 on), a page whose
+// time is the date its head states.
+const datedBit = 0x80
 
 // modelBlock is the first byte of the payload of a block that holds the
 // template model (version 5 on), where a listing's block has its Kept:
@@ -63,7 +70,11 @@ func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 			p = binary.LittleEndian.AppendUint64(p, pr)
 			p = binary.LittleEndian.AppendUint64(p, parts)
 		}
-		p = append(p, byte(h.Out))
+		out := byte(h.Out)
+		if l.Dated(i) {
+			out |= datedBit
+		}
+		p = append(p, out)
 		p = appendString(p, h.Alts)
 		p = appendString(p, h.Images)
 		p = appendString(p, h.News)
@@ -167,7 +178,11 @@ func scanPayload(b []byte, v version, start func(n int), page func(name, alts, i
 		if off >= len(b) {
 			return 0, errCorrupt
 		}
-		if p.Head.Out, off = tree.Reason(b[off]), off+1; !storable(p.Head.Out) {
+		out := b[off]
+		if v >= 7 {
+			p.Dated, out = out&datedBit != 0, out&^datedBit
+		}
+		if p.Head.Out, off = tree.Reason(out), off+1; !storable(p.Head.Out) {
 			return 0, errCorrupt
 		}
 		if alts, off, err = readBytes(b, off); err != nil {

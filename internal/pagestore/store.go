@@ -66,12 +66,19 @@ func Exists(stateDir string) bool {
 // keeps each page's news article too (news.publication set), and is the
 // version written; in a store of an older version no page is one, and
 // turning the news sitemap on changes the Heads key, so every page is
-// read again for its article, its time and hash kept.
-const magic = "sitemapd pages 6\n"
+// read again for its article, its time and hash kept. Version 7 keeps
+// which pages' times are the dates their heads state (tree.Page.Dated),
+// and is the version written; in a store of an older version no page's
+// is, and under pages.head_dates the Heads key is another (headsKey), so
+// every page is read again once, its time and hash kept: the status
+// page's count of page dates is true from the first build after an
+// upgrade.
+const magic = "sitemapd pages 7\n"
 
-// magicV5, magicV4 and magicV3 start stores of versions 5, 4 and 3, the
-// same length as magic.
+// magicV6, magicV5, magicV4 and magicV3 start stores of versions 6 to 3,
+// the same length as magic.
 const (
+	magicV6 = "sitemapd pages 6\n"
 	magicV5 = "sitemapd pages 5\n"
 	magicV4 = "sitemapd pages 4\n"
 	magicV3 = "sitemapd pages 3\n"
@@ -118,6 +125,12 @@ func headsKey(cfg *config.Config) []byte {
 		cfg.Root, cfg.BaseURL, p.PrettyURLs, p.IndexFiles, p.NoIndex, p.Canonical, p.Hreflang, p.Redirects, head.Limit)
 	if p.Images {
 		b = fmt.Appendf(b, " images %q %d %d", p.ImageHosts, head.BodyLimit, sitemap.MaxImages)
+	}
+	if p.HeadDates {
+		// Which pages took their head's date is kept from version 7
+		// on: a store written before, which does not say, has its
+		// pages read again once.
+		b = append(b, " dated"...)
 	}
 	if cfg.News.On() {
 		// Whether pages keep their articles; which publication and
@@ -230,6 +243,8 @@ func checkHeader(data []byte, keys Keys, headsLost *bool) (version, error) {
 	var v version
 	switch {
 	case bytes.HasPrefix(data, []byte(magic)):
+		v = 7
+	case bytes.HasPrefix(data, []byte(magicV6)):
 		v = 6
 	case bytes.HasPrefix(data, []byte(magicV5)):
 		v = 5

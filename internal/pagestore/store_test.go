@@ -2,9 +2,11 @@ package pagestore
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -37,6 +39,21 @@ var listings = map[string]*tree.Listing{
 		{Name: "q.html", Time: 9, Stamp: 99, Sum: 999}, // no print known yet
 	}, tree.KeepStamps|tree.KeepSums|tree.KeepPrints, nil, tree.DirID{}),
 	"empty": tree.NewListing(nil, tree.KeepStamps, nil, tree.DirID{}),
+	// Pages whose times are their heads' dates (version 7 on), one of
+	// them hidden, past a word of the listing's bits.
+	"dated": tree.NewListing(datedPages(70), tree.KeepStamps|tree.KeepSums, nil, tree.DirID{}),
+}
+
+// datedPages are n pages, every third Dated, every fifth hidden.
+func datedPages(n int) []tree.Page {
+	ps := make([]tree.Page, n)
+	for i := range ps {
+		ps[i] = tree.Page{Name: fmt.Sprintf("d%02d.html", i), Time: int64(i), Stamp: uint64(i + 1), Dated: i%3 == 0}
+		if i%5 == 0 {
+			ps[i].Head.Out = tree.NoIndex
+		}
+	}
+	return ps
 }
 
 func writeStore(t *testing.T, path string, ls map[string]*tree.Listing) {
@@ -85,6 +102,10 @@ func TestRoundTrip(t *testing.T) {
 		samePages(t, s, d, l)
 	}
 	samePages(t, s, "x", nil)
+	if got, want := s.Listing("dated").CountDated(), listings["dated"].CountDated(); got != want || want != 19 {
+		// 24 of 70 are dated, 5 of them (every fifteenth) hidden.
+		t.Errorf("dated pages listed read back: %d, wrote %d, want 19", got, want)
+	}
 	if s.Torn != 0 || s.HeadsLost() {
 		t.Errorf("torn %d, heads lost %v", s.Torn, s.HeadsLost())
 	}
@@ -255,12 +276,13 @@ func TestImagesRoundTrip(t *testing.T) {
 
 // TestReadsOlderVersions reads stores that earlier versions wrote: the
 // version before images (testdata/v3.pages.hex), the one before prints
-// (v4) and the one before news articles (v5): their pages, with no
-// images, prints or articles, under their keys; and
+// (v4), the one before news articles (v5) and the one before pages'
+// Dated bit (v6): their pages, with no images, prints, articles or
+// page dates, under their keys; and
 // their heads lost under other head rules (pages.images turned on), their
 // times and sums kept.
 func TestReadsOlderVersions(t *testing.T) {
-	for _, v := range []string{"v3", "v4", "v5"} {
+	for _, v := range []string{"v3", "v4", "v5", "v6"} {
 		t.Run(v, func(t *testing.T) { readsOlder(t, "testdata/"+v+".pages.hex") })
 	}
 }
@@ -328,6 +350,29 @@ func TestKeysNews(t *testing.T) {
 	cfg.News.Publication.Language = "de"
 	if KeysFor(&cfg) != on {
 		t.Error("news.paths or the language changed the keys")
+	}
+}
+
+// TestKeysDated: under pages.head_dates, the Heads key is not the one a
+// store of version 6 was written under (its headsKey did not depend on
+// head_dates: the key it gave a site is the one of the site without
+// them), so that store's pages are read again once, for which of them
+// take their head's date; their times and sums are kept (the Times key
+// is the same).
+func TestKeysDated(t *testing.T) {
+	cfg := config.Default()
+	cfg.Root, cfg.BaseURL = "/srv/www", "https://static.test/"
+	if !cfg.Pages.HeadDates {
+		t.Fatal("pages.head_dates is off by default: this test assumes it on")
+	}
+	now := KeysFor(&cfg)
+	cfg.Pages.HeadDates = false
+	v6 := sha256.Sum256(headsKey(&cfg))
+	if now.Heads == v6 {
+		t.Error("a version 6 store of a site with head_dates keeps its heads: its pages would never say which took their head's date")
+	}
+	if KeysFor(&cfg).Heads != v6 {
+		t.Error("without head_dates, the Heads key changed: every page would be read again for nothing")
 	}
 }
 

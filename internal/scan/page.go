@@ -316,10 +316,10 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	return false
 }
 
-// keepKnown keeps what is known of page p (k) but its stamp: its time,
-// its hash and print, what its head said.
+// keepKnown keeps what is known of page p (k) but its stamp: its time
+// and where it came from, its hash and print, what its head said.
 func keepKnown(p *tree.Page, k tree.Page) {
-	p.Time, p.Sum, p.Print, p.Parts, p.Head = k.Time, k.Sum, k.Print, k.Parts, k.Head
+	p.Time, p.Dated, p.Sum, p.Print, p.Parts, p.Head = k.Time, k.Dated, k.Sum, k.Print, k.Parts, k.Head
 }
 
 // relinked notes a page with other names (hard links) whose file
@@ -363,7 +363,7 @@ func (w *Walk) applyHead(g *Group, p *tree.Page, rel, loc string, info head.Info
 		// does, in the daemon (Group.Due) as in a build. (Falling back to
 		// the file's time would leave the daemon on that fallback after
 		// the date passed, as nothing reads the page again.)
-		p.Time = info.Modified.UnixNano()
+		p.Time, p.Dated = info.Modified.UnixNano(), true
 	}
 	var elsewhere string
 	p.Head, elsewhere = s.decide(w.log, info, path, loc, rel)

@@ -234,6 +234,9 @@ func (w *Walk) store(v *visit, l *dirList) {
 		for i := range l.pages {
 			if p := &l.pages[i]; !p.Head.Hidden() {
 				g.URLs = append(g.URLs, p.URL)
+				if p.Dated {
+					g.DatedURLs = append(g.DatedURLs, p.URL.Loc)
+				}
 				if p.Head.News != "" {
 					g.Articles = append(g.Articles, Article{Dir: v.rel, Name: p.Name, News: p.Head.News})
 				}

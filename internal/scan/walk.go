@@ -46,6 +46,11 @@ type Group struct {
 	// Listings are the directories read, for the daemon's memory of the
 	// tree (WalkOptions.Record only).
 	Listings map[string]*tree.Listing
+	// DatedURLs are the URLs, among those of directories not recorded,
+	// of the pages whose lastmod is the date their head states
+	// (tree.Page.Dated); those of the others are in Listings
+	// (tree.Listing.Dated).
+	DatedURLs []string
 	// Articles are the news articles (news.publication) of the pages
 	// listed of directories not recorded, whose listings are not kept;
 	// those of the others are in Listings (tree.Listing.Articles).

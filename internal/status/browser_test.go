@@ -40,6 +40,24 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// shotsDir is where the browser test keeps its screenshots, the test
+// artefacts of the page at desktop and phone widths: testdata/screenshots
+// of this package, in the checkout (so CI's workspace, or a developer's
+// clone, keeps them after the test; testdata/.gitignore keeps them out of
+// git), each run's replacing the last's. Its absolute path is logged.
+func shotsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "screenshots"))
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		t.Fatalf("the screenshots' directory: %v", err)
+	}
+	t.Logf("screenshots are kept in %s", dir)
+	return dir
+}
+
 // trouble collects what the browser reports going wrong: console errors
 // and warnings, exceptions, failed requests, answers of 400 and more,
 // and requests anywhere but the test server.
@@ -96,7 +114,8 @@ func (tr *trouble) take() []string {
 // Chromium: the overview links to the site, the page loads with nothing
 // reported wrong, the charts have their bars, a group opens on a click,
 // the accessibility checks of testdata/a11y.js pass at desktop and phone
-// widths, and screenshots of both are written for people to look at.
+// widths, and screenshots of both are kept for people to look at
+// (shotsDir: testdata/screenshots, named in the test log).
 func TestInBrowser(t *testing.T) {
 	exe := chromium(t)
 	a11y, err := os.ReadFile(filepath.Join("testdata", "a11y.js"))
@@ -256,7 +275,7 @@ func TestInBrowser(t *testing.T) {
 	if n := number(t, `[...document.querySelector('`+group+`').querySelectorAll('a')].filter(a => a.checkVisibility()).length`); n != 5 {
 		t.Errorf("the open group shows %d example links, want 5 (3 of noindex's 4, both canonical's)", n)
 	}
-	shots := t.TempDir()
+	shots := shotsDir(t)
 	for _, tc := range []struct {
 		name          string
 		width, height int64
@@ -295,12 +314,7 @@ func TestInBrowser(t *testing.T) {
 				if err := os.WriteFile(path, png, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("screenshot: %s", path)
-				if *update { // for people to look at; testdata/.gitignore keeps them out of git
-					if err := os.WriteFile(filepath.Join("testdata", name), png, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
+				t.Logf("screenshot kept: %s", path)
 			}
 			// The accessibility checks, with every group and table open.
 			eval(t, `document.querySelectorAll('details').forEach(d => d.open = true)`)

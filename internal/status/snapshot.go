@@ -31,11 +31,6 @@ type Snapshot struct {
 	// Groups are the directory groups, in the order the page lists them
 	// (the daemon's: by path).
 	Groups []Group
-	// SourcesUntold names a source whose lastmods are counted under
-	// another, as they are not told apart ("" when all are): the page says
-	// so below its counts. The daemon sets it under pages.head_dates,
-	// as which pages took their head's date is not remembered per page.
-	SourcesUntold string
 	// Endpoints are the configured notify endpoints, in configuration order.
 	Endpoints []Endpoint
 	// Activity is what the History remembers: buckets and recent records.

@@ -31,9 +31,6 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	t.line("owed to search engines: %s", plural(s.Owed(), "URL", "URLs"))
 	t.line("lastmods from: %s", sourcesText(s.Sources()))
-	if s.SourcesUntold != "" {
-		t.line("  (%s)", s.SourcesUntold)
-	}
 
 	a := s.Activity
 	t.line("")
@@ -69,6 +66,7 @@ func (s Snapshot) WriteText(w io.Writer) error {
 		} else {
 			t.line("  %s  %s listed", g.Path, g.Listed)
 		}
+		t.line("    lastmods: %s", viewsText(g.Sources))
 		for _, r := range g.Reasons {
 			t.line("    %s: %s", r.Reason, r.Count)
 			for _, e := range r.Examples {
@@ -176,6 +174,15 @@ func sourcesText(s Sources) string {
 	var parts []string
 	for i, v := range s.values() {
 		parts = append(parts, sourceNames[i]+" "+count(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// viewsText is sourcesText of counts already formatted (sourcesOf).
+func viewsText(vs []sourceView) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.Name + " " + v.Count
 	}
 	return strings.Join(parts, ", ")
 }

@@ -11,8 +11,9 @@ import (
 type builder struct {
 	l      *Listing
 	names  strings.Builder
-	shared string // the names, when they are another listing's: names stays empty
-	n      int    // pages expected: the size of every per-page slice
+	shared string   // the names, when they are another listing's: names stays empty
+	n      int      // pages expected: the size of every per-page slice
+	dated  []uint64 // the Dated pages' bits, nil until one is: appended to words at finish
 }
 
 func newBuilder(keep Kept, n, nameBytes int) *builder {
@@ -32,18 +33,18 @@ func newBuilder(keep Kept, n, nameBytes int) *builder {
 
 // add appends page p.
 func (b *builder) add(p *Page) {
-	b.put(p.Name, p.Time, [4]uint64{p.Stamp, p.Sum, p.Print, p.Parts}, p.Head)
+	b.put(p.Name, p.Time, [4]uint64{p.Stamp, p.Sum, p.Print, p.Parts}, p.Dated, p.Head)
 }
 
 // addFrom appends page i of l, named name.
 func (b *builder) addFrom(l *Listing, i int, name string) {
 	pr, parts := l.Print(i)
-	b.put(name, l.times[i], [4]uint64{l.Stamp(i), l.Sum(i), pr, parts}, l.Head(i))
+	b.put(name, l.times[i], [4]uint64{l.Stamp(i), l.Sum(i), pr, parts}, l.datedAt(i), l.Head(i))
 }
 
 // put appends a page; words are its Stamp, Sum, Print and Parts, each
 // kept if its column is.
-func (b *builder) put(name string, t int64, words [4]uint64, h Head) {
+func (b *builder) put(name string, t int64, words [4]uint64, dated bool, h Head) {
 	l := b.l
 	i := len(l.times)
 	if b.shared == "" {
@@ -55,6 +56,12 @@ func (b *builder) put(name string, t int64, words [4]uint64, h Head) {
 		if j := column(l.kept, b.n, col, i); j >= 0 {
 			l.words[j] = w
 		}
+	}
+	if dated {
+		if b.dated == nil {
+			b.dated = make([]uint64, (b.n+63)/64)
+		}
+		b.dated[i/64] |= 1 << (i % 64)
 	}
 	// The per-page head slices exist only once some page needs them.
 	if h.Hidden() {
@@ -91,6 +98,10 @@ func (b *builder) finish(subdirs []string, id DirID) *Listing {
 	}
 	if cap(l.news) > len(l.news) {
 		l.news = slices.Clone(l.news) // kept for as long as the daemon runs
+	}
+	if b.dated != nil {
+		// One allocation of the exact size, the bits after the columns.
+		l.words = slices.Concat(l.words, b.dated)
 	}
 	l.names = b.names.String()
 	if b.shared != "" {

@@ -12,11 +12,16 @@ import (
 // told of may be only counted (Counted).
 type Changes struct {
 	Added, Changed, Removed []string
-	counted                 Counts // changes beyond the URLs, whose URLs were dropped
+	// Dated is how many of Added and Changed have for lastmod the date
+	// their page's head states (Page.Dated): the status page's "page
+	// date" source; the others' come from content or mtime.
+	Dated   int
+	counted Counts // changes beyond the URLs, whose URLs were dropped
 }
 
-// Counts are how many page URLs were added, changed and removed.
-type Counts struct{ Added, Changed, Removed int }
+// Counts are how many page URLs were added, changed and removed, and of
+// those added and changed, how many are Dated.
+type Counts struct{ Added, Changed, Removed, Dated int }
 
 // Counts counts the changes, whether their URLs are kept or not.
 func (c *Changes) Counts() Counts {
@@ -24,6 +29,7 @@ func (c *Changes) Counts() Counts {
 		Added:   c.counted.Added + len(c.Added),
 		Changed: c.counted.Changed + len(c.Changed),
 		Removed: c.counted.Removed + len(c.Removed),
+		Dated:   c.counted.Dated + c.Dated,
 	}
 }
 
@@ -40,6 +46,8 @@ func (c *Changes) Merge(o Changes) {
 	c.Added = append(c.Added, o.Added...)
 	c.Changed = append(c.Changed, o.Changed...)
 	c.Removed = append(c.Removed, o.Removed...)
+	c.Dated += o.Dated
+	c.counted.Dated += o.counted.Dated
 	c.counted.Added += o.counted.Added
 	c.counted.Changed += o.counted.Changed
 	c.counted.Removed += o.counted.Removed
@@ -58,8 +66,14 @@ func Compare(old, cur map[string]*Listing, now time.Time, loc func(dir, name str
 			c.Added = append(c.Added, loc(dir, name))
 		case was.Listed && !is.Listed:
 			c.Removed = append(c.Removed, loc(dir, name))
+			return
 		case !LastMod(was.Time, now).Equal(LastMod(is.Time, now)):
 			c.Changed = append(c.Changed, loc(dir, name))
+		default:
+			return
+		}
+		if is.Dated {
+			c.Dated++
 		}
 	})
 	slices.Sort(c.Added)
@@ -73,6 +87,7 @@ func Compare(old, cur map[string]*Listing, now time.Time, loc func(dir, name str
 type Entry struct {
 	Listed bool
 	Time   int64
+	Dated  bool // Time is the date the page's head states (Page.Dated)
 	Head   Head
 }
 
@@ -151,7 +166,7 @@ func sameEntry(a *Listing, i int, b *Listing, j int) bool {
 	if !al || !bl {
 		return al == bl
 	}
-	return a.times[i] == b.times[j] && stringAt(a.alts, i) == stringAt(b.alts, j) && stringAt(a.images, i) == stringAt(b.images, j)
+	return a.times[i] == b.times[j] && a.datedAt(i) == b.datedAt(j) && stringAt(a.alts, i) == stringAt(b.alts, j) && stringAt(a.images, i) == stringAt(b.images, j)
 }
 
 func stringAt(s []string, i int) string {

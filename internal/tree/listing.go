@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -161,7 +162,11 @@ type Page struct {
 	// significant), 0 when not known; Parts the short hashes of the
 	// parts it is made of, to tell which one changed (significant.Parts).
 	Print, Parts uint64
-	Head         Head
+	// Dated says Time is the date the page's head states
+	// (pages.head_dates), not its file's mtime or its content's: where
+	// its lastmod comes from, for the status page.
+	Dated bool
+	Head  Head
 }
 
 // Listing is what is remembered of one directory: its pages, as base names
@@ -174,9 +179,14 @@ type Page struct {
 // remembered, not listed, so that its head is not read again until the
 // file changes) and its alternates. A Listing is never changed once made.
 type Listing struct {
-	names   string   // page base names, each followed by a NUL (never in a name)
-	times   []int64  // Page.Time, one per name
-	words   []uint64 // a column of one word a page for each kept column (columns): Stamp, Sum, Print, Parts
+	names string  // page base names, each followed by a NUL (never in a name)
+	times []int64 // Page.Time, one per name
+	// words are a column of one word a page for each kept column
+	// (columns): Stamp, Sum, Print, Parts; then, only when some page is
+	// Dated, a bit a page saying which are (datedAt): no field of its own,
+	// so a directory with no dated page pays nothing, one with some a
+	// word for 64 pages.
+	words   []uint64
 	kept    Kept
 	out     []Reason  // why each page is hidden; nil when none is
 	alts    []string  // packed alternates (Head.Alts); nil when no page has any
@@ -307,7 +317,41 @@ func (l *Listing) entry(i int) Entry {
 	if !l.listed(i) {
 		return Entry{}
 	}
-	return Entry{Listed: true, Time: l.times[i], Head: l.Head(i)}
+	return Entry{Listed: true, Time: l.times[i], Dated: l.datedAt(i), Head: l.Head(i)}
+}
+
+// dates is the bitmap of Dated pages at the end of words, nil for none.
+func (l *Listing) dates() []uint64 {
+	return l.words[wordsPerPage(l.kept)*len(l.times):]
+}
+
+// datedAt reports whether page i is Dated.
+func (l *Listing) datedAt(i int) bool {
+	d := l.dates()
+	return len(d) > 0 && d[i/64]>>(i%64)&1 != 0
+}
+
+// Dated reports whether page i's time is the date its head states
+// (Page.Dated).
+func (l *Listing) Dated(i int) bool { return l.datedAt(i) }
+
+// CountDated counts the listed (not hidden) pages whose time is the date
+// their head states: a directory without any costs nothing to count,
+// one with some a word's bits for 64 pages, and a hidden page a look.
+func (l *Listing) CountDated() int {
+	n := 0
+	for w, word := range l.dates() {
+		if l.out == nil {
+			n += bits.OnesCount64(word)
+			continue
+		}
+		for ; word != 0; word &= word - 1 {
+			if l.out[w*64+bits.TrailingZeros64(word)] == Listed {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Latest is the latest time of a page the listing lists (Each), 0 when
@@ -358,7 +402,7 @@ func (l *Listing) Head(i int) Head {
 
 // Page returns page i (named name, as All gives it) without its URL.
 func (l *Listing) Page(i int, name string) Page {
-	p := Page{Name: name, Time: l.times[i], Stamp: l.Stamp(i), Sum: l.Sum(i), Head: l.Head(i)}
+	p := Page{Name: name, Time: l.times[i], Stamp: l.Stamp(i), Sum: l.Sum(i), Dated: l.datedAt(i), Head: l.Head(i)}
 	p.Print, p.Parts = l.Print(i)
 	return p
 }
