@@ -208,6 +208,11 @@ func TestHardLinkEditRepublishesEveryName(t *testing.T) {
 
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
+	// A full walk that reads the two names on either side of the edit
+	// takes the one read first as unchanged, and no event names it (a
+	// known limit of full walks); the page prints build that follows a
+	// first start is one.
+	c.printed(t)
 	for _, u := range []string{base + "/en/howto.html", base + "/archive/howto-2024.html"} {
 		if got := readURLSet(t, filepath.Join(root, urls[u]))[u]; got != w3c(was) {
 			t.Fatalf("first publish: %s has lastmod %q, want %s", u, got, w3c(was))
