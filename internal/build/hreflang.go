@@ -45,10 +45,13 @@ type altRun struct {
 	held  []*scan.Group
 }
 
-func newAltRun(g *hreflang.Graph, full bool) altRun {
+// newAltRun begins a publish's part; its report says what the rule made
+// of the alternates published so far, until the publish commits.
+func newAltRun(g *hreflang.Graph, full bool, rep *Report) altRun {
 	if g == nil {
 		return altRun{}
 	}
+	rep.Hreflang = g.Tally()
 	return altRun{stage: g.Stage(full), whole: map[string]bool{}}
 }
 

@@ -75,7 +75,7 @@ func (e *Engine) begin(full bool) *run {
 	now := e.opts.now()
 	e.out.begin(e.model.text)
 	rep := &Report{}
-	return &run{alts: newAltRun(e.model.alts, full),
+	return &run{alts: newAltRun(e.model.alts, full, rep),
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: rep, judged: &judged{l: &rep.Lastmods},
 		staged: map[string]staging{}, next: map[string]*group{}, seen: map[string]bool{}, kept: map[string]bool{},
 		oldIndex: e.model.indexNames(e.cfg), digests: map[string]uint64{},

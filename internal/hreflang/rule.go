@@ -28,6 +28,9 @@ func (r Reason) String() string {
 	return fmt.Sprintf("reason(%d)", r)
 }
 
+// Reasons lists every Reason, Kept first.
+func Reasons() []Reason { return append([]Reason{Kept}, Dropped()...) }
+
 // Dropped lists the reasons an alternate is not listed, in order.
 func Dropped() []Reason { return []Reason{OtherHost, Unlisted, NoReturn, NoSelf, Alone} }
 
