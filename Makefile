@@ -37,7 +37,9 @@ gotest:
 
 # The deployment checks: systemd units (systemd-analyze verify, and a
 # security exposure of at most 2.0), sitemapd end to end behind a real nginx
-# with a real sitemap client (test/e2e.sh), and the container image
+# with a real sitemap client (test/e2e.sh), hreflang alternates read back
+# through that nginx while language directories come and go
+# (test/e2e-hreflang.sh), and the container image
 # (test/container.sh), and the Debian package (test/deb.sh: built and
 # inspected; installed, checked and purged only under CI or with
 # SITEMAPD_TEST_DEB=1). Each says what it checked, and skips with a reason
@@ -46,6 +48,7 @@ gotest:
 e2e:
 	test/systemd.sh
 	test/e2e.sh
+	test/e2e-hreflang.sh
 	test/container.sh
 	test/deb.sh
 
