@@ -6,12 +6,53 @@ import (
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
 
-// node is a listed page that names alternates: its group, and the keys of
-// the URLs it names, in its head's order (itself among them, if it says
-// so).
+// node is a listed page that names alternates: its group, and what it
+// names: how many times itself, a URL on a host not the site's (foreign)
+// or on one pages.hreflang_hosts names (allowed), and the keys of the
+// other URLs on the site's host, in its group's arena. A page of a
+// three-language site keeps 2 keys and a map entry: some 60 bytes.
 type node struct {
-	group   string
-	targets []Key
+	grp                    *groupPages
+	off, n                 uint32 // its others: grp.others[off:off+n]
+	self, foreign, allowed uint8  // counts, saturating (no page names itself 255 times)
+}
+
+// groupPages are a group's pages in the graph, and their other targets,
+// page after page, in one array.
+type groupPages struct {
+	name   string
+	keys   []Key
+	others []Key
+}
+
+// others are the keys of the URLs on the site's host a page names, but
+// itself.
+func (n node) others() []Key { return n.grp.others[n.off : n.off+n.n] }
+
+// targets are all a page names, as decide takes them (in no order).
+func (n node) targets(self Key) []Key {
+	t := make([]Key, 0, int(n.self)+int(n.foreign)+int(n.allowed)+int(n.n))
+	for range n.self {
+		t = append(t, self)
+	}
+	for range n.foreign {
+		t = append(t, foreign)
+	}
+	for range n.allowed {
+		t = append(t, allowed)
+	}
+	return append(t, n.others()...)
+}
+
+// same reports whether two nodes name the same.
+func (n node) same(o node) bool {
+	return n.self == o.self && n.foreign == o.foreign && n.allowed == o.allowed && slices.Equal(n.others(), o.others())
+}
+
+func inc(c *uint8) {
+	if *c < 255 {
+		*c++
+	}
 }
 
 // Graph is the site's pages that name alternates, as last published. It
@@ -19,13 +60,13 @@ type node struct {
 type Graph struct {
 	hosts  Hosts
 	pages  map[Key]node
-	groups map[string][]Key // each group's pages in pages
-	tally  Tally            // what the rule makes of every alternate, as of the last commit
+	groups map[string]*groupPages
+	tally  Tally // what the rule makes of every alternate, as of the last commit
 }
 
 // NewGraph returns an empty graph of a site whose hosts are hosts.
 func NewGraph(hosts Hosts) *Graph {
-	return &Graph{hosts: hosts, pages: map[Key]node{}, groups: map[string][]Key{}}
+	return &Graph{hosts: hosts, pages: map[Key]node{}, groups: map[string]*groupPages{}}
 }
 
 // Hosts are the hosts the graph tells apart.
@@ -38,8 +79,8 @@ func (g *Graph) Tally() Tally { return g.tally }
 // Pages is the number of pages the graph holds.
 func (g *Graph) Pages() int { return len(g.pages) }
 
-// Page is what a group's page contributes to a stage: its key and its
-// targets' keys (NodeOf).
+// Page is what a group's page contributes to a stage: its key and the
+// keys of what it names (PageOf).
 type Page struct {
 	Self    Key
 	Targets []Key
@@ -61,40 +102,65 @@ type Stage struct {
 	g      *Graph
 	full   bool // the stage replaces the whole graph
 	pages  map[Key]node
-	groups map[string][]Key // the groups staged, each with its pages (maybe none)
+	groups map[string]*groupPages // the groups staged, each with its pages (maybe none)
 }
 
 // Stage begins a publish's stage; full for one that reads every group
 // (a group it does not stage is gone, or Keep keeps it).
 func (g *Graph) Stage(full bool) *Stage {
-	return &Stage{g: g, full: full, pages: map[Key]node{}, groups: map[string][]Key{}}
+	return &Stage{g: g, full: full, pages: map[Key]node{}, groups: map[string]*groupPages{}}
 }
 
 // Set stages a group's pages that name alternates, replacing what the
 // graph or the stage held of it.
 func (s *Stage) Set(group string, pages []Page) {
-	for _, k := range s.groups[group] {
-		delete(s.pages, k)
+	if old := s.groups[group]; old != nil {
+		for _, k := range old.keys {
+			delete(s.pages, k)
+		}
 	}
-	keys := make([]Key, 0, len(pages))
+	n := 0
+	for _, p := range pages {
+		n += len(p.Targets)
+	}
+	gp := &groupPages{name: group, keys: make([]Key, 0, len(pages)), others: make([]Key, 0, n)}
 	for _, p := range pages {
 		if _, dup := s.pages[p.Self]; dup {
 			continue
 		}
-		s.pages[p.Self] = node{group: group, targets: slices.Clip(p.Targets)}
-		keys = append(keys, p.Self)
+		nd := node{grp: gp, off: uint32(len(gp.others))}
+		for _, t := range p.Targets {
+			switch t {
+			case p.Self:
+				inc(&nd.self)
+			case foreign:
+				inc(&nd.foreign)
+			case allowed:
+				inc(&nd.allowed)
+			default:
+				gp.others = append(gp.others, t)
+			}
+		}
+		nd.n = uint32(len(gp.others)) - nd.off
+		s.pages[p.Self] = nd
+		gp.keys = append(gp.keys, p.Self)
 	}
-	s.groups[group] = keys
+	gp.others = slices.Clip(gp.others)
+	s.groups[group] = gp
 }
 
 // Keep stages a group as the graph holds it: a full build's group that
 // could not be read keeps its published sitemap, and what it said.
 func (s *Stage) Keep(group string) {
-	var pages []Page
-	for _, k := range s.g.groups[group] {
-		pages = append(pages, Page{Self: k, Targets: s.g.pages[k].targets})
+	gp := s.g.groups[group]
+	if gp == nil {
+		s.groups[group] = &groupPages{name: group}
+		return
 	}
-	s.Set(group, pages)
+	for _, k := range gp.keys {
+		s.pages[k] = s.g.pages[k]
+	}
+	s.groups[group] = gp
 }
 
 // Staged reports whether a group is staged.
@@ -103,16 +169,20 @@ func (s *Stage) Staged(group string) bool {
 	return ok
 }
 
+// stagedOver reports whether the graph's node n is of a group the stage
+// replaces.
+func (s *Stage) stagedOver(n node) bool { return s.Staged(n.grp.name) }
+
 // find returns the targets of the page at k, as the stage sees the site.
 func (s *Stage) find(k Key) ([]Key, bool) {
 	if n, ok := s.pages[k]; ok {
-		return n.targets, true
+		return n.others(), true
 	}
 	if s.full {
 		return nil, false
 	}
-	if n, ok := s.g.pages[k]; ok && !s.Staged(n.group) {
-		return n.targets, true
+	if n, ok := s.g.pages[k]; ok && !s.stagedOver(n) {
+		return n.others(), true
 	}
 	return nil, false
 }
@@ -126,7 +196,7 @@ func (s *Stage) each(f func(self Key, n node)) {
 		return
 	}
 	for k, n := range s.g.pages {
-		if !s.Staged(n.group) {
+		if !s.stagedOver(n) {
 			f(k, n)
 		}
 	}
@@ -164,14 +234,16 @@ func (s *Stage) Filter(loc string, alts []sitemap.Alternate) []sitemap.Alternate
 // Changed returns the pages whose node the stage adds, removes or changes.
 func (s *Stage) Changed() map[Key]bool {
 	ch := map[Key]bool{}
-	for group, keys := range s.groups {
-		for _, k := range s.g.groups[group] {
-			if n, ok := s.pages[k]; !ok || !slices.Equal(n.targets, s.g.pages[k].targets) {
-				ch[k] = true
+	for group, gp := range s.groups {
+		if old := s.g.groups[group]; old != nil {
+			for _, k := range old.keys {
+				if n, ok := s.pages[k]; !ok || !n.same(s.g.pages[k]) {
+					ch[k] = true
+				}
 			}
 		}
-		for _, k := range keys {
-			if n, ok := s.g.pages[k]; !ok || n.group != group {
+		for _, k := range gp.keys {
+			if n, ok := s.g.pages[k]; !ok || n.grp.name != group {
 				ch[k] = true
 			}
 		}
@@ -187,13 +259,17 @@ func (s *Stage) Referrers(changed map[Key]bool) []string {
 		return nil
 	}
 	set := map[string]bool{}
-	s.each(func(_ Key, n node) {
-		if set[n.group] {
+	s.each(func(self Key, n node) {
+		if set[n.grp.name] {
 			return
 		}
-		for _, t := range n.targets {
+		if changed[self] && n.self > 0 {
+			set[n.grp.name] = true // it names itself
+			return
+		}
+		for _, t := range n.others() {
 			if changed[t] {
-				set[n.group] = true
+				set[n.grp.name] = true
 				return
 			}
 		}
@@ -212,8 +288,9 @@ func (s *Stage) Tally() Tally {
 	var t Tally
 	var out []Reason
 	s.each(func(self Key, n node) {
-		out = slices.Grow(out[:0], len(n.targets))[:len(n.targets)]
-		decide(self, n.targets, s.find, out)
+		targets := n.targets(self)
+		out = slices.Grow(out[:0], len(targets))[:len(targets)]
+		decide(self, targets, s.find, out)
 		for _, r := range out {
 			t[r]++
 		}
@@ -230,26 +307,28 @@ func (s *Stage) Commit() {
 	g.tally = s.Tally()
 	if s.full {
 		g.pages, g.groups = s.pages, s.groups
-		for group, keys := range g.groups {
-			if len(keys) == 0 {
+		for group, gp := range g.groups {
+			if len(gp.keys) == 0 {
 				delete(g.groups, group)
 			}
 		}
 		return
 	}
-	for group, keys := range s.groups {
-		for _, k := range g.groups[group] {
-			if g.pages[k].group == group {
-				delete(g.pages, k)
+	for group, gp := range s.groups {
+		if old := g.groups[group]; old != nil {
+			for _, k := range old.keys {
+				if g.pages[k].grp == old {
+					delete(g.pages, k)
+				}
 			}
 		}
-		for _, k := range keys {
+		for _, k := range gp.keys {
 			g.pages[k] = s.pages[k]
 		}
-		if len(keys) == 0 {
+		if len(gp.keys) == 0 {
 			delete(g.groups, group)
 		} else {
-			g.groups[group] = keys
+			g.groups[group] = gp
 		}
 	}
 }
