@@ -39,7 +39,9 @@ gotest:
 # security exposure of at most 2.0), sitemapd end to end behind a real nginx
 # with a real sitemap client (test/e2e.sh), the daemon's self-check of
 # its public view as that nginx's configuration breaks it and is fixed
-# (test/e2e-selfcheck.sh), and the container image
+# (test/e2e-selfcheck.sh), hreflang alternates read back through that
+# nginx while language directories come and go (test/e2e-hreflang.sh),
+# and the container image
 # (test/container.sh), and the Debian package (test/deb.sh: built and
 # inspected; installed, checked and purged only under CI or with
 # SITEMAPD_TEST_DEB=1). Each says what it checked, and skips with a reason
@@ -49,6 +51,7 @@ e2e:
 	test/systemd.sh
 	test/e2e.sh
 	test/e2e-selfcheck.sh
+	test/e2e-hreflang.sh
 	test/container.sh
 	test/deb.sh
 

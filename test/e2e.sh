@@ -79,8 +79,14 @@ page "docs/api/v1.html" "2026-04-03 08:30:00 UTC"
 for i in $(seq 1 60); do page "archive/2025/p$i.html" "2025-06-01 00:00:00 UTC"; done
 # Heads that decide: a page that asks not to be indexed, and alternates.
 echo '<meta name="robots" content="noindex"><title>draft</title>' > "$site/draft.html"
-echo '<link rel="alternate" hreflang="de" href="/de/blog/"><link rel="alternate" hreflang="x-default" href="/blog/">' >> "$site/blog/index.html"
+# The alternates name each other, and themselves (docs/output.md: only
+# those are listed).
+alts='<link rel="alternate" hreflang="en" href="/blog/"><link rel="alternate" hreflang="de" href="/de/blog/"><link rel="alternate" hreflang="x-default" href="/blog/">'
+echo "$alts" >> "$site/blog/index.html"
 touch -d "2026-03-01 12:00:00 UTC" "$site/blog/index.html"
+page "de/blog/index.html" "2026-03-01 13:00:00 UTC"
+echo "$alts" >> "$site/de/blog/index.html"
+touch -d "2026-03-01 13:00:00 UTC" "$site/de/blog/index.html"
 # A page that shows images (pages.images): its own, a picture's, one on
 # another host (not listed). e2e-check.mjs knows which it shows.
 echo '<img src="/assets/logo.png" srcset="/assets/logo.png 1x, /assets/logo@2x.png 2x"><picture><source srcset="diagram.webp"><img src="diagram.png"></picture><img src="https://elsewhere.test/x.png">' >> "$site/docs/api/v1.html"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/scan"
 )
@@ -76,6 +77,10 @@ func printPlan(w io.Writer, cfg *config.Config, plan *build.Plan, rep *build.Rep
 	fmt.Fprintln(w, ".")
 	if rep != nil && rep.LeftOut.Total() > 0 {
 		fmt.Fprintf(w, "Pages left out: %s.\n", rep.LeftOut.String())
+	}
+	if rep != nil && rep.Hreflang.Dropped() > 0 {
+		// What search engines would ignore (docs/output.md).
+		fmt.Fprintf(w, "hreflang alternates not listed: %s (%d listed).\n", rep.Hreflang.String(), rep.Hreflang[hreflang.Kept])
 	}
 	if rep != nil {
 		printLastmods(w, &rep.Lastmods)

@@ -123,3 +123,20 @@ func TestBuildDryRun(t *testing.T) {
 		t.Errorf("shrink: exit %d:\n%s", code, out)
 	}
 }
+
+// TestBuildDryRunAlternates: `build -dry-run` counts the hreflang
+// alternates a build would not list, by reason (docs/output.md): the home
+// page names /blog/a.html, which names it back, and /fr/, which is no
+// page of the site; blog/a.html names the home page and another host.
+func TestBuildDryRunAlternates(t *testing.T) {
+	cfg, root := siteConfig(t, "")
+	os.WriteFile(filepath.Join(root, "index.html"), []byte(`<link rel=alternate hreflang=en href=/><link rel=alternate hreflang=de href=/blog/a.html><link rel=alternate hreflang=fr href=/fr/>`), 0o644)
+	os.WriteFile(filepath.Join(root, "blog", "a.html"), []byte(`<link rel=alternate hreflang=de href=/blog/a.html><link rel=alternate hreflang=en href=/><link rel=alternate hreflang=es href=https://elsewhere.test/es/>`), 0o644)
+	code, out, stderr := runCLI("build", "-config", cfg, "-dry-run")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "hreflang alternates not listed: other_host 1, unlisted 1 (4 listed).\n"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/robots"
 	"github.com/sitemapd/sitemapd/internal/scan"
@@ -84,6 +85,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 		mem = tree.NewMemory(e.opts.depth)
 	}
 	e.model = newPublished(e.opts.depth, mem)
+	e.model.alts = newAltGraph(cfg)
 	// Directories are only created in a separate output tree: one of the
 	// document root that vanished must stay gone.
 	pub, err := publish.Open(e.opts.outDir, publish.Options{
@@ -138,6 +140,9 @@ type Report struct {
 	// Lastmods says what became of the lastmods of the pages read again
 	// whose bytes changed (template.go).
 	Lastmods Lastmods
+	// Hreflang counts what became of the site's hreflang alternates, as
+	// of this publish: listed, or left out and why (hreflang.go).
+	Hreflang hreflang.Tally
 }
 
 // LeftOutField is LeftOut as a log field: the non-zero counts by reason.

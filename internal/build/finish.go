@@ -190,6 +190,7 @@ func (e *Engine) commit(r *run) {
 	r.errs = append(r.errs, err)
 	r.errs = append(r.errs, e.settleURLFiles(r, failed)...)
 	e.model.take(r.next)
+	r.alts.commit(e.model.alts, r.rep)
 	bad := map[string]bool{}
 	for name, ferr := range failed {
 		if e.extras.of(name) != nil {

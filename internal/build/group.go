@@ -117,6 +117,7 @@ func (e *Engine) encodeGroup(r *run, g *scan.Group, cur *group, u *tree.Update) 
 	}
 	urls := sortURLs(g.URLs)
 	g.URLs = urls
+	r.alts.filter(urls)
 	enc := encoded{chunks: sitemap.Chunks(urls, e.cfg.PartSize), n: len(urls)}
 	var err error
 	enc.parts, enc.changed, err = e.stageChunks(r, enc.chunks, func(key string) string { return e.extras.partName(g.Dir, key) })

@@ -45,7 +45,17 @@ func TestHeadRulesOff(t *testing.T) {
 		t.Run(tc.pages, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
 			materialize(t, filepath.Join(headsCase, "tree.txt"), root)
-			cfg := loadConfig(t, filepath.Join(headsCase, "config.yaml"), root, "pages: "+tc.pages+"\n")
+			// The case's pages key (its config.yaml's last), which this
+			// one replaces, names a host.
+			b, err := os.ReadFile(filepath.Join(headsCase, "config.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "config.yaml")
+			before, _, _ := strings.Cut(string(b), "pages:")
+			os.WriteFile(file, []byte(before), 0o644)
+			pages := strings.Replace(tc.pages, "{", "{hreflang_hosts: [example.at], ", 1)
+			cfg := loadConfig(t, file, root, "pages: "+pages+"\n")
 			e, _ := newEngine(t, cfg)
 			mustBuild(t, e)
 			want, _ := listedLocs(t, filepath.Join(headsCase, "want", "sitemap.xml"))

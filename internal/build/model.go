@@ -7,6 +7,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/feed"
+	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -34,6 +35,9 @@ type published struct {
 	// left is what the groups list and leave out, for the status page
 	// (leftout.go).
 	left leftBook
+	// alts are the listed pages that name hreflang alternates, nil with
+	// pages.hreflang off (hreflang.go).
+	alts *hreflang.Graph
 }
 
 // group is what the engine knows of one group between publishes.

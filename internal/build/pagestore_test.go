@@ -23,7 +23,11 @@ func TestPageStoreHeads(t *testing.T) {
 	listed := `<meta name=robots content="nofollow">`
 	hidden := `<meta name=robots content="noindex,">` // the same length
 	writeFile(t, page, listed, defaultMTime)
-	writeFile(t, filepath.Join(root, "d", "alt.html"), `<link rel=alternate hreflang=de href=/de/>`, defaultMTime)
+	// A pair of language versions that name each other, as an entry's
+	// alternates must (package hreflang).
+	pair := `<link rel=alternate hreflang=en href=/d/alt.html><link rel=alternate hreflang=de href=/de/alt.html>`
+	writeFile(t, filepath.Join(root, "d", "alt.html"), pair, defaultMTime)
+	writeFile(t, filepath.Join(root, "de", "alt.html"), pair, defaultMTime)
 	writeFile(t, filepath.Join(root, "gone.html"), `<meta name=robots content=noindex>`, defaultMTime)
 	build := func(pages string) (bool, *observer.ObservedLogs) {
 		t.Helper()

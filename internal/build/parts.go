@@ -51,7 +51,7 @@ type localParts struct {
 // URL changes without a change to its directory).
 func (e *Engine) local(r *run, dir string, st *group, u *tree.Update) *localParts {
 	if r.full || !e.out.lands() || e.model.mem == nil || e.cfg.TextSitemaps() || feedOn(e.cfg) || u == nil || u.Whole || u.View == nil ||
-		st.published == nil || st.failed || (st.due != 0 && st.due <= r.now.UnixNano()) {
+		st.published == nil || st.failed || (st.due != 0 && st.due <= r.now.UnixNano()) || r.alts.whole[dir] {
 		return nil
 	}
 	before := e.model.remembered(dir)
@@ -163,6 +163,7 @@ func (e *Engine) recut(r *run, l *localParts, hit []bool, i int) (int, []sitemap
 			sp.Through = old[j].last
 		}
 		urls := sortURLs(e.scan.URLsIn(l.view, sp, r.now))
+		r.alts.filter(urls)
 		chunks := sitemap.Chunks(urls, e.cfg.PartSize)
 		// The part after the span begins where it did only if the
 		// span ends with a cut (or holds nothing, so ends where the

@@ -67,6 +67,10 @@ func (e *Engine) rebuild(ctx context.Context, groups []string, dirty map[string]
 		e.abort(r)
 		return nil, err
 	}
+	if err := stageAlternates(ctx, e, r, reads, uo); err != nil {
+		e.abort(r)
+		return nil, err
+	}
 	for _, dir := range slices.Sorted(maps.Keys(reads)) {
 		rd := reads[dir]
 		if e.publishGroup(r, rd.g, rd.u) {

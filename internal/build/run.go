@@ -48,6 +48,7 @@ type run struct {
 	gone         tree.Changes // a full walk's pages of groups it did not meet
 
 	urls urlRun // the extra_urls files' publishes (extras.go)
+	alts altRun // its stage of the hreflang graph (hreflang.go)
 
 	digests map[string]uint64 // a full build's groups' digests, for the groups record (unchanged.go)
 }
@@ -74,7 +75,7 @@ func (e *Engine) begin(full bool) *run {
 	now := e.opts.now()
 	e.out.begin(e.model.text)
 	rep := &Report{}
-	return &run{
+	return &run{alts: newAltRun(e.model.alts, full, rep),
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: rep, judged: &judged{l: &rep.Lastmods},
 		staged: map[string]staging{}, next: map[string]*group{}, seen: map[string]bool{}, kept: map[string]bool{},
 		oldIndex: e.model.indexNames(e.cfg), digests: map[string]uint64{},
@@ -173,6 +174,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	for g := range groups {
 		e.takeGroup(r, w, g)
 	}
+	publishHeld(e, r, w)
 	stopProgress()
 	if !repeat {
 		w.Summary()
@@ -210,13 +212,20 @@ func (e *Engine) takeGroup(r *run, w *scan.Walk, g *scan.Group) {
 	if g.Err != nil {
 		e.pages.keepKnown(r.store, g.Dir, g.Listings)
 	}
+	// A group whose pages name alternates waits for the walk's end, and
+	// is never kept as the record says: its entries depend on other
+	// groups' pages too (hreflang.go).
+	held := r.alts.take(e.scan, g)
 	if e.pages.recorded != nil {
 		digest := groupDigest(g.Listings)
 		r.digests[g.Dir] = digest
-		if rec, ok := e.pages.unchanged(g, digest); ok {
+		if rec, ok := e.pages.unchanged(g, digest); ok && !held {
 			e.keepGroup(r, g, rec)
 			return
 		}
+	}
+	if held {
+		return
 	}
 	w.AddURLs(g) // now, not while it waited: URLs are 5× its listings
 	e.publishGroup(r, g, tree.WholeUpdate(g.Listings, g.FollowsLinks()))

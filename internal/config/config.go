@@ -144,10 +144,15 @@ type Pages struct {
 	// mtime or size changes). NoIndex leaves out pages whose robots or
 	// googlebot meta tag says noindex or none; Canonical, pages whose
 	// rel=canonical link names another URL; Hreflang lists each page's
-	// hreflang alternates as xhtml:link entries.
-	NoIndex   bool `yaml:"noindex"`
-	Canonical bool `yaml:"canonical"`
-	Hreflang  bool `yaml:"hreflang"`
+	// hreflang alternates as xhtml:link entries: those search engines
+	// accept (package hreflang). HreflangHosts are the hosts, besides
+	// base_url's, whose alternates are listed unchecked (another site of
+	// the same owner); alternates on any other host are not. Load
+	// lower-cases them (normalize).
+	NoIndex       bool     `yaml:"noindex"`
+	Canonical     bool     `yaml:"canonical"`
+	Hreflang      bool     `yaml:"hreflang"`
+	HreflangHosts []string `yaml:"hreflang_hosts"`
 	// Redirects leaves out pages whose head sends a browser elsewhere at
 	// once (a meta refresh with a delay of 0 or 1 seconds and a URL):
 	// redirect stubs, which search engines do not index.

@@ -44,6 +44,11 @@ func (c *Config) normalize() {
 			c.Pages.ImageHosts[i] = norm
 		}
 	}
+	for i, h := range c.Pages.HreflangHosts {
+		if norm, ok := imageHost(h); ok {
+			c.Pages.HreflangHosts[i] = norm
+		}
+	}
 }
 
 // namesFile reports whether an extra_urls entry can name a file (its

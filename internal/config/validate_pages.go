@@ -45,6 +45,11 @@ func (c *Config) checkPages(bad badFunc) {
 			bad(fmt.Sprintf("pages.image_hosts[%d]", i), "%q must be a host name, with a port if not the scheme's default, like \"cdn.example.net\" (no scheme, path or wildcard)", h)
 		}
 	}
+	for i, h := range p.HreflangHosts {
+		if _, ok := imageHost(h); !ok {
+			bad(fmt.Sprintf("pages.hreflang_hosts[%d]", i), "%q must be a host name, with a port if not the scheme's default, like \"fr.example.net\" (no scheme, path or wildcard)", h)
+		}
+	}
 	checkGlobs("pages.error_pages", p.ErrorPages, bad)
 	for i, g := range p.IgnoreNames {
 		if strings.Contains(g, "/") || !doublestar.ValidatePattern(g) {

@@ -151,6 +151,25 @@ func (m *model) name() string {
 	return fmt.Sprintf("p%d.html", m.n)
 }
 
+// partner returns a page other than f below the root, picked by n, or f
+// when there is none.
+func (m *model) partner(f string, n int) string {
+	var pages []string
+	filepath.WalkDir(m.h.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(d.Name()) != ".html" {
+			return nil
+		}
+		if rel, _ := filepath.Rel(m.h.root, p); rel != f {
+			pages = append(pages, rel)
+		}
+		return nil
+	})
+	if len(pages) == 0 {
+		return f
+	}
+	return pages[n%len(pages)]
+}
+
 // existing returns a random page or directory below the root, or "".
 func (m *model) existing(wantDir bool) string {
 	var found []string
@@ -296,7 +315,7 @@ func (m *model) step(i int) {
 				`<meta name="robots" content="noindex">`,
 				`<link rel="canonical" href="/elsewhere.html">`,
 				`<link rel="canonical" href="` + filepath.Base(f) + `">`, // itself
-				`<link rel="alternate" hreflang="de" href="/de/` + filepath.Base(f) + `"><link rel="alternate" hreflang="x-default" href="/">`,
+				"", // language versions: f and a partner name each other (below)
 				`<title>plain</title>`,
 				`<meta http-equiv="refresh" content="0; url=/">`,         // a redirect stub
 				`<meta http-equiv="refresh" content="30; url=/"><title>`, // shown first: listed
@@ -311,7 +330,24 @@ func (m *model) step(i int) {
 				`</head><body><p>` + strings.Repeat("text ", 2000) + `<img src="late.jpg"><img src="../up.png">`,
 				``,
 			}
-			head := heads[r.IntN(len(heads))] + images[i%len(images)]
+			head := heads[r.IntN(len(heads))]
+			if head == "" {
+				// Two pages that name each other and themselves: what
+				// becomes of one (removed, moved, left out, rewritten)
+				// changes the other's entry too. The partner is picked
+				// by the step, not by r, so that the sequences stay
+				// those the model had before.
+				g := m.partner(f, i)
+				head = `<link rel="alternate" hreflang="en" href="` + (&url.URL{Path: "/" + filepath.ToSlash(f)}).EscapedPath() +
+					`"><link rel="alternate" hreflang="de" href="` + (&url.URL{Path: "/" + filepath.ToSlash(g)}).EscapedPath() + `">`
+				if g != f {
+					logf("write %s: %s", g, head)
+					if err := os.WriteFile(h.path(g), []byte("<!doctype html><head>"+head+"</head>"), 0o644); err != nil {
+						h.t.Fatal(err)
+					}
+				}
+			}
+			head += images[i%len(images)]
 			logf("write %s: %s", f, head)
 			if err := os.WriteFile(h.path(f), []byte("<!doctype html><head>"+head+"</head>"), 0o644); err != nil {
 				h.t.Fatal(err)

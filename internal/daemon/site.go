@@ -177,6 +177,7 @@ func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func()
 	if rep != nil {
 		groups, urls := eng.Listed()
 		s.rec.Published(why.String(), rep.Duration, urls, err)
+		s.rec.Hreflang(rep.Hreflang)
 		if why.Full() {
 			s.rec.LeftOut(rep.LeftOut)
 		}

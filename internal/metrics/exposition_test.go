@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -46,6 +47,9 @@ func TestExpositionGolden(t *testing.T) {
 				var left tree.Tally
 				left[tree.Redirect] = 7
 				s.LeftOut(left)
+				var alts hreflang.Tally
+				alts[hreflang.Kept], alts[hreflang.NoReturn] = 9, 2
+				s.Hreflang(alts)
 			}
 			srv := httptest.NewServer(tc.m.Handler())
 			defer srv.Close()

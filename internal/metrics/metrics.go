@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/reach"
 	"github.com/sitemapd/sitemapd/internal/searchconsole"
@@ -71,6 +72,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	urls     *prometheus.GaugeVec
 	leftOut  *prometheus.GaugeVec
+	hreflang *prometheus.GaugeVec
 	// descs describe the state metrics (stateCollector), labelled as
 	// the per-site series are.
 	descs map[metric]*prometheus.Desc
@@ -125,6 +127,7 @@ func newMetrics(version string, multi bool) *Metrics {
 		duration: publishDuration.histogramVec(site, durationBuckets),
 		urls:     urlsListed.gaugeVec(site),
 		leftOut:  pagesLeftOut.gaugeVec(site),
+		hreflang: hreflangAlternates.gaugeVec(site),
 		descs:    map[metric]*prometheus.Desc{},
 	}
 	for _, sm := range stateMetrics {
@@ -132,7 +135,7 @@ func newMetrics(version string, multi bool) *Metrics {
 	}
 	info := buildInfo.gauge(prometheus.Labels{"version": version})
 	info.Set(1)
-	m.reg.MustRegister(m.builds, m.duration, m.urls, m.leftOut, info, stateCollector{m},
+	m.reg.MustRegister(m.builds, m.duration, m.urls, m.leftOut, m.hreflang, info, stateCollector{m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -158,6 +161,9 @@ func (m *Metrics) Site(name string) *Site {
 	for _, why := range tree.Reasons() {
 		m.leftOut.WithLabelValues(s.with(why.String())...) // every reason, at 0 until counted
 	}
+	for _, why := range hreflang.Reasons() {
+		m.hreflang.WithLabelValues(s.with(why.String())...)
+	}
 	m.sites[name] = s
 	m.order = append(m.order, name)
 	return s
@@ -177,7 +183,7 @@ func (m *Metrics) RemoveSite(name string) {
 	m.order = slices.DeleteFunc(m.order, func(n string) bool { return n == name })
 	for _, v := range []interface {
 		DeletePartialMatch(prometheus.Labels) int
-	}{m.builds, m.duration, m.urls, m.leftOut} {
+	}{m.builds, m.duration, m.urls, m.leftOut, m.hreflang} {
 		v.DeletePartialMatch(prometheus.Labels{"site": name})
 	}
 }
@@ -251,6 +257,17 @@ func (s *Site) LeftOut(t tree.Tally) {
 	}
 	for _, why := range tree.Reasons() {
 		s.m.leftOut.WithLabelValues(s.with(why.String())...).Set(float64(t[why]))
+	}
+}
+
+// Hreflang records what the last publish made of the site's hreflang
+// alternates, by reason.
+func (s *Site) Hreflang(t hreflang.Tally) {
+	if s == nil {
+		return
+	}
+	for _, why := range hreflang.Reasons() {
+		s.m.hreflang.WithLabelValues(s.with(why.String())...).Set(float64(t[why]))
 	}
 }
 

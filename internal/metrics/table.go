@@ -14,6 +14,7 @@ const (
 	publishDuration
 	urlsListed
 	pagesLeftOut
+	hreflangAlternates
 	buildInfo
 	watches
 	watchOverflows
@@ -74,6 +75,8 @@ var metricTable = [...]metricDef{
 		"URLs the published sitemaps list, after the last publish (full or not).", nil},
 	pagesLeftOut: {"sitemapd_pages_left_out", gauge,
 		"Pages whose files exist but that the last full build did not list, by reason.", []string{"reason"}},
+	hreflangAlternates: {"sitemapd_hreflang_alternates", gauge,
+		"hreflang alternates the listed pages' heads name, by what the last publish made of them: kept (listed), or why not (other_host, unlisted, no_return, no_self, alone).", []string{"reason"}},
 	buildInfo: {"sitemapd_build_info", gauge,
 		"Always 1; the version is a label.", nil},
 	watches: {"sitemapd_watches", gauge,
