@@ -60,10 +60,21 @@ func TestSelfCheckInTheDaemon(t *testing.T) {
 	h.write("blog/c.html")
 	h.waitFor("/healthz to clear", func() bool { code, _ := h.health(); return code == 200 })
 	h.stop()
-	if n := h.logs.FilterMessage("self-check: the public view differs from what sitemapd wrote").Len(); n != 1 {
+	// Only robots.txt's lines count: the harness's sync pages, removed
+	// while still listed, may be caught by a check for a moment too.
+	robots := func(msg string) int {
+		n := 0
+		for _, e := range h.logs.FilterMessage(msg).All() {
+			if e.ContextMap()["what"] == "robots.txt" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := robots("self-check: the public view differs from what sitemapd wrote"); n != 1 {
 		t.Errorf("the problem was logged %d times, want once", n)
 	}
-	if n := h.logs.FilterMessage("self-check: cleared").Len(); n != 1 {
+	if n := robots("self-check: cleared"); n != 1 {
 		t.Errorf("its clearing was logged %d times, want once", n)
 	}
 }
