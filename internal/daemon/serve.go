@@ -46,6 +46,7 @@ type session struct {
 	notifier  *ping.Notifier
 	consoles  *consoles        // searchconsole endpoints (searchconsole.go)
 	fleet     *fleet.Agreement // nil without a fleet (fleet.go)
+	ledger    *fleet.Ledger    // the fleet's notifications; nil without a fleet
 
 	retry backoff
 	due   dueTimer
@@ -181,12 +182,13 @@ func (ss *session) startNotifier(ctx context.Context) error {
 	s.mu.Lock()
 	hist := s.page.hist
 	s.mu.Unlock()
-	notifier, err := ping.New(ss.cfg, s.log, ping.WithVersion(d.opts.Version), ping.WithPublishedBefore(pagestore.Exists(ss.cfg.StateDir)),
-		ping.WithObserver(hist.submission))
+	notifier, err := ping.New(ss.cfg, s.log, append(ss.ledgerOptions(), ping.WithVersion(d.opts.Version),
+		ping.WithPublishedBefore(pagestore.Exists(ss.cfg.StateDir)), ping.WithObserver(hist.submission))...)
 	if err != nil {
 		return err
 	}
 	ss.onClose(func() { notifier.Close() })
+	ss.watchLedger(ctx, notifier)
 	ss.notifier, ss.led.notifier = notifier, notifier
 	s.mu.Lock()
 	s.page.notifier = notifier

@@ -33,6 +33,9 @@ const (
 	fleetQueued
 	fleetRequests
 	fleetAdopted
+	fleetResent
+	fleetResentURLs
+	fleetForgotten
 )
 
 // kind is a metric's Prometheus type; its String is the exposition's
@@ -108,12 +111,18 @@ var metricTable = [...]metricDef{
 		"Requests made to etcd (transactions, range reads, compactions, watches opened).", nil},
 	fleetAdopted: {"sitemapd_fleet_adopted_total", counter,
 		"Versions this server published with its own time, whose time another server had recorded first: each published again.", nil},
+	fleetResent: {"sitemapd_fleet_resent_batches_total", counter,
+		"Batches this server, taking over as leader, found in flight in the fleet's ledger: sent by a leader that stopped before marking them, or not accepted; this server may send them again.", nil},
+	fleetResentURLs: {"sitemapd_fleet_resent_urls_total", counter,
+		"The URLs of those batches: an upper bound of the URLs the fleet sent twice.", nil},
+	fleetForgotten: {"sitemapd_fleet_forgotten_urls_total", counter,
+		"URLs this server owed and forgot because the fleet's leader sent them.", nil},
 }
 
 // stateMetrics are the metrics read from a site's State when scraped.
 var stateMetrics = []metric{watches, watchOverflows, watchDegraded, notifyRequests, notifyOwed, notifyStatus, notifyGone,
 	consoleRequests, consoleErrors, consoleWarnings, consolePending, consoleURLs, consoleDownloaded,
-	fleetReachable, fleetLeader, fleetQueued, fleetRequests, fleetAdopted}
+	fleetReachable, fleetLeader, fleetQueued, fleetRequests, fleetAdopted, fleetResent, fleetResentURLs, fleetForgotten}
 
 // durationBuckets are publishDuration's: 1ms to about 4.4 minutes.
 var durationBuckets = prometheus.ExponentialBuckets(0.001, 4, 10)
