@@ -169,6 +169,7 @@ func TestFleet(t *testing.T) {
 	f.edit()
 	f.memberLost()
 	f.outage()
+	f.handover()
 }
 
 // fleetRun is TestFleet's fleet: the cluster, the servers, the IndexNow
@@ -177,6 +178,7 @@ type fleetRun struct {
 	t       *testing.T
 	cluster *etcdtest.Cluster
 	rcv     *receiver
+	gate    *slowGate // before rcv: the servers send through it
 	dir     string
 	servers []*fleetServer
 	old     []byte // the edited page as the source has it
@@ -188,13 +190,14 @@ const fleetEdited = "docs/guide/install.html"
 // third late, which must publish the fleet's bytes from its first publish.
 func startFleet(t *testing.T) *fleetRun {
 	f := &fleetRun{t: t, cluster: etcdtest.Start(t, 3), rcv: newReceiver(t), dir: t.TempDir()}
+	f.gate = newSlowGate(t, f.rcv)
 	src := filepath.Join(f.dir, "src")
 	writeSite(t, src, realisticSite())
 	roots := []string{filepath.Join(f.dir, "web1"), filepath.Join(f.dir, "web2"), filepath.Join(f.dir, "web3")}
 	command(t, "cp", "-r", src, roots[0])
 	command(t, "rsync", "-a", src+"/", roots[1]+"/")
 	for i := range 2 {
-		f.servers = append(f.servers, startFleetServer(t, f.dir, fmt.Sprintf("web%d", i+1), roots[i], f.cluster.Endpoints(), f.rcv))
+		f.servers = append(f.servers, startFleetServer(t, f.dir, fmt.Sprintf("web%d", i+1), roots[i], f.cluster.Endpoints(), f.gate.front()))
 	}
 	for _, s := range f.servers {
 		s.c.expect(t, "READY=1")
@@ -205,7 +208,7 @@ func startFleet(t *testing.T) *fleetRun {
 	// or more later than the first's (cp gives them the time of the copy).
 	time.Sleep(1100 * time.Millisecond)
 	command(t, "cp", "-r", src, roots[2])
-	f.servers = append(f.servers, startFleetServer(t, f.dir, "web3", roots[2], f.cluster.Endpoints(), f.rcv))
+	f.servers = append(f.servers, startFleetServer(t, f.dir, "web3", roots[2], f.cluster.Endpoints(), f.gate.front()))
 	f.servers[2].c.expect(t, "READY=1")
 	// It read the fleet's records before its first publish: that publish
 	// (READY=1 follows it) already has the fleet's bytes.

@@ -12,6 +12,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/fleet"
 	"github.com/sitemapd/sitemapd/internal/metrics"
+	"github.com/sitemapd/sitemapd/internal/ping"
 )
 
 // joinWait bounds how long a session waits, before its first build, for
@@ -36,7 +37,7 @@ func (ss *session) openFleet(ctx context.Context) ([]build.Option, error) {
 	done := make(chan struct{})
 	go func() { fl.Run(rctx); close(done) }()
 	ss.onClose(func() { cancel(); <-done; fl.Close() })
-	ss.fleet = fl
+	ss.fleet, ss.ledger = fl, fl.Ledger(ss.cfg.Fleet.ServerName())
 	start := time.Now()
 	if err := ss.waitJoined(ctx, fl); err != nil {
 		_, _, why := fl.Health()
@@ -88,13 +89,41 @@ func (ss *session) fleetTrouble() string {
 
 // whileLeader runs the notifier (run) only while this server leads its
 // fleet, so that one server of the fleet notifies; without a fleet, at
-// once. Every server records what it owes as it publishes: a new leader
-// sends what its own record owes (docs/fleet.md).
+// once. Every server records what it owes as it publishes, and forgets
+// what the leader sent (watchLedger): a new leader first counts the
+// batch its predecessor left in flight, then sends what nobody sent
+// (docs/fleet.md).
 func (ss *session) whileLeader(ctx context.Context, run func(context.Context) error) error {
 	if ss.fleet == nil {
 		return run(ctx)
 	}
-	return ss.fleet.Lead(ctx, ss.cfg.Fleet.ServerName(), run)
+	return ss.fleet.Lead(ctx, ss.cfg.Fleet.ServerName(), func(ctx context.Context) error {
+		if err := ss.ledger.TakeOver(ctx); err != nil {
+			return err
+		}
+		return run(ctx)
+	})
+}
+
+// ledgerOptions has the notifier record its sends in the fleet's ledger;
+// none without a fleet.
+func (ss *session) ledgerOptions() []ping.Option {
+	if ss.ledger == nil {
+		return nil
+	}
+	return []ping.Option{ping.WithLedger(ss.ledger)}
+}
+
+// watchLedger has the notifier forget what the fleet's leader sent, until
+// the session closes; nothing without a fleet.
+func (ss *session) watchLedger(ctx context.Context, n *ping.Notifier) {
+	if ss.ledger == nil {
+		return
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { ss.ledger.Watch(wctx, n.Forget); close(done) }()
+	ss.onClose(func() { cancel(); <-done })
 }
 
 // waitJoined waits, at most joinWait, for the fleet's records to be read,
@@ -124,5 +153,6 @@ func (ss *session) fleetStats() *metrics.FleetStats {
 	}
 	ok, _, _ := ss.fleet.Health()
 	return &metrics.FleetStats{Reachable: ok, Leading: ss.fleet.Leading(), Queued: ss.fleet.Pending(),
-		Requests: ss.fleet.Requests(), Adopted: ss.fleet.Adopted()}
+		Requests: ss.fleet.Requests(), Adopted: ss.fleet.Adopted(),
+		Resent: ss.ledger.Resent.Load(), ResentURLs: ss.ledger.ResentURLs.Load(), Forgotten: ss.ledger.Forgotten.Load()}
 }

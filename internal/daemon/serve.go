@@ -47,6 +47,7 @@ type session struct {
 	notifier  *ping.Notifier
 	consoles  *consoles        // searchconsole endpoints (searchconsole.go)
 	fleet     *fleet.Agreement // nil without a fleet (fleet.go)
+	ledger    *fleet.Ledger    // the fleet's notifications; nil without a fleet
 	selfcheck *reach.Monitor   // nil when off (selfcheck.go)
 
 	retry backoff
@@ -184,12 +185,13 @@ func (ss *session) startNotifier(ctx context.Context) error {
 	s.mu.Lock()
 	hist := s.page.hist
 	s.mu.Unlock()
-	notifier, err := ping.New(ss.cfg, s.log, ping.WithVersion(d.opts.Version), ping.WithPublishedBefore(pagestore.Exists(ss.cfg.StateDir)),
-		ping.WithObserver(hist.submission))
+	notifier, err := ping.New(ss.cfg, s.log, append(ss.ledgerOptions(), ping.WithVersion(d.opts.Version),
+		ping.WithPublishedBefore(pagestore.Exists(ss.cfg.StateDir)), ping.WithObserver(hist.submission))...)
 	if err != nil {
 		return err
 	}
 	ss.onClose(func() { notifier.Close() })
+	ss.watchLedger(ctx, notifier)
 	ss.notifier, ss.led.notifier = notifier, notifier
 	s.mu.Lock()
 	s.page.notifier = notifier

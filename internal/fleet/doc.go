@@ -22,4 +22,10 @@
 // a queued version another server recorded meanwhile takes that
 // server's time, and the pages and files concerned are handed to the
 // daemon (Changed, Take) to be published again.
+//
+// The leader (Lead) sends the fleet's notifications, and keeps a ledger
+// of them in etcd (ledger.go): each batch in flight, then marked sent,
+// so that the others forget what it sent and a new leader sends only
+// what nobody sent, plus at most the one batch its predecessor left in
+// flight.
 package fleet

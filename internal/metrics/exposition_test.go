@@ -38,7 +38,7 @@ func TestExpositionGolden(t *testing.T) {
 						{Endpoint: "ping", Gone: true},
 					}}
 					if name != "b" { // one of a fleet; b is not
-						st.FleetStats = &FleetStats{Reachable: true, Leading: true, Queued: 3, Requests: 40, Adopted: 2}
+						st.FleetStats = &FleetStats{Reachable: true, Leading: true, Queued: 3, Requests: 40, Adopted: 2, Resent: 1, ResentURLs: 60, Forgotten: 250}
 					}
 					return st
 				})

@@ -55,6 +55,10 @@ type FleetStats struct {
 	Reachable, Leading bool
 	Queued             int
 	Requests, Adopted  int64
+	// Resent and ResentURLs are the batches in flight found when taking
+	// over as leader, and their URLs; Forgotten the URLs forgotten as the
+	// leader sent them (fleet.Ledger).
+	Resent, ResentURLs, Forgotten int64
 }
 
 // NotifyFailingAfter is how long an endpoint's requests may keep failing
@@ -343,6 +347,9 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			put(fleetQueued, float64(f.Queued))
 			put(fleetRequests, float64(f.Requests))
 			put(fleetAdopted, float64(f.Adopted))
+			put(fleetResent, float64(f.Resent))
+			put(fleetResentURLs, float64(f.ResentURLs))
+			put(fleetForgotten, float64(f.Forgotten))
 		}
 		collectSelfCheck(put, st.SelfCheck)
 	}

@@ -34,6 +34,9 @@ const (
 	fleetQueued
 	fleetRequests
 	fleetAdopted
+	fleetResent
+	fleetResentURLs
+	fleetForgotten
 	selfCheckRuns
 	selfCheckLast
 	selfCheckURLs
@@ -115,6 +118,12 @@ var metricTable = [...]metricDef{
 		"Requests made to etcd (transactions, range reads, compactions, watches opened).", nil},
 	fleetAdopted: {"sitemapd_fleet_adopted_total", counter,
 		"Versions this server published with its own time, whose time another server had recorded first: each published again.", nil},
+	fleetResent: {"sitemapd_fleet_resent_batches_total", counter,
+		"Batches this server, taking over as leader, found in flight in the fleet's ledger: sent by a leader that stopped before marking them, or not accepted; this server may send them again.", nil},
+	fleetResentURLs: {"sitemapd_fleet_resent_urls_total", counter,
+		"The URLs of those batches: an upper bound of the URLs the fleet sent twice.", nil},
+	fleetForgotten: {"sitemapd_fleet_forgotten_urls_total", counter,
+		"URLs this server owed and forgot because the fleet's leader sent them.", nil},
 	selfCheckRuns: {"sitemapd_selfcheck_checks_total", counter,
 		"Self-checks of the public view run (selfcheck.enabled).", nil},
 	selfCheckLast: {"sitemapd_selfcheck_last_check_timestamp_seconds", gauge,
@@ -128,7 +137,7 @@ var metricTable = [...]metricDef{
 // stateMetrics are the metrics read from a site's State when scraped.
 var stateMetrics = []metric{watches, watchOverflows, watchDegraded, notifyRequests, notifyOwed, notifyStatus, notifyGone,
 	consoleRequests, consoleErrors, consoleWarnings, consolePending, consoleURLs, consoleDownloaded,
-	fleetReachable, fleetLeader, fleetQueued, fleetRequests, fleetAdopted,
+	fleetReachable, fleetLeader, fleetQueued, fleetRequests, fleetAdopted, fleetResent, fleetResentURLs, fleetForgotten,
 	selfCheckRuns, selfCheckLast, selfCheckURLs, selfCheckProblems}
 
 // durationBuckets are publishDuration's: 1ms to about 4.4 minutes.

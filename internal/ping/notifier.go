@@ -116,6 +116,7 @@ type Notifier struct {
 
 	publishedBefore bool          // WithPublishedBefore
 	observe         func(Attempt) // WithObserver; nil for none
+	ledger          Ledger        // WithLedger; nil for none
 }
 
 // Option adjusts a Notifier.

@@ -119,6 +119,9 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 		if err != nil {
 			return total, err
 		}
+		if err := n.sending(ctx, ep, batch); err != nil {
+			return total, err
+		}
 		status, resp, err := n.do(ctx, ep, len(batch), stopToHold, func(ctx context.Context) (*http.Request, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.cfg.URL, bytes.NewReader(body))
 			if err == nil {
@@ -128,6 +131,7 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 		})
 		switch o, why := indexNowOutcome(status, err); o {
 		case sent:
+			n.sent(ctx, ep, batch)
 			n.forget(ep, batch, gens)
 			total += len(batch)
 			n.log.Info("submitted to IndexNow", zap.String("endpoint", ep.cfg.Name), zap.Int("urls", len(batch)), zap.Int("status", status))
@@ -181,6 +185,9 @@ func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, ge
 	total := 0
 	for _, index := range urls {
 		target := pingURL(ep.cfg.URL, index)
+		if err := n.sending(ctx, ep, []string{index}); err != nil {
+			return total, err
+		}
 		// The index URL is the site's own and public: errors may show it.
 		status, resp, err := n.do(ctx, ep, 1, stopToHold, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
@@ -189,6 +196,7 @@ func (n *Notifier) sendPing(ctx context.Context, ep *endpoint, urls []string, ge
 		case err != nil:
 			return total, fmt.Errorf("endpoint %s: %w", ep.cfg.Name, err)
 		case status >= 200 && status < 300:
+			n.sent(ctx, ep, []string{index})
 			n.forget(ep, []string{index}, gens)
 			total++
 			n.log.Info("pinged", zap.String("endpoint", ep.cfg.Name), zap.String("sitemap", index), zap.Int("status", status))
