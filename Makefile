@@ -44,7 +44,8 @@ gotest:
 # and the container image
 # (test/container.sh), and the Debian package (test/deb.sh: built and
 # inspected; installed, checked and purged only under CI or with
-# SITEMAPD_TEST_DEB=1). Each says what it checked, and skips with a reason
+# SITEMAPD_TEST_DEB=1), and the module as `go install …@latest` meets it
+# (test/release.sh). Each says what it checked, and skips with a reason
 # where the machine lacks a tool (the first two and the package never under
 # CI). None installs system packages outside CI.
 e2e:
@@ -54,6 +55,7 @@ e2e:
 	test/e2e-hreflang.sh
 	test/container.sh
 	test/deb.sh
+	test/release.sh
 
 # Short fuzzing runs: the name -> URL -> XML chain, the head reader, the
 # page store's parser, robots.txt matching against Google's parser, and
