@@ -49,7 +49,10 @@ const (
 	templatePages = 3
 )
 
-// Model learns the model from the pages added.
+// Model learns the model from the pages added, in steps: each page's
+// regions named (sample), the blocks that repeat across pages (repeats),
+// per region what it weighs and whether pages vote it their content root
+// (tally), then the verdicts (verdicts).
 func (l *Learner) Model() *Model {
 	l.mu.Lock()
 	pages := slices.Clone(l.pages)
@@ -62,142 +65,7 @@ func (l *Learner) Model() *Model {
 	} else {
 		m.tokens = stableTokens(pages)
 	}
-
-	// Each page's nodes' keys.
-	ks := make([][]uint64, len(pages))
-	for i, p := range pages {
-		ks[i] = keys(p, &m.tokens, nil)
-	}
-	keyOf := func(pi int, n int32) uint64 {
-		if n < 0 {
-			return rootSeed
-		}
-		return ks[pi][n]
-	}
-
-	// On how many pages each block is, in its region.
-	type count struct{ pages, last int32 }
-	rep := map[[2]uint64]count{}
-	for pi, p := range pages {
-		for _, b := range p.blocks {
-			id := [2]uint64{keyOf(pi, b.node), b.hash}
-			c := rep[id]
-			if c.last != int32(pi+1) {
-				c.pages++
-				c.last = int32(pi + 1)
-			}
-			rep[id] = c
-		}
-	}
-
-	type stat struct {
-		pages, last    int32
-		w, r           int64 // weight of the blocks under it, of those repeated
-		votes, against int64 // unique weight of pages it is the root of, it is on but not around the root
-		voted          int32
-	}
-	stats := map[uint64]*stat{}
-	var uw, tw, rw []int64
-	var first, next []int32
-	for pi, p := range pages {
-		n := len(p.nodes)
-		uw, tw, rw = resize(uw, n), resize(tw, n), resize(rw, n)
-		var total int64
-		for _, b := range p.blocks {
-			w := int64(b.weight)
-			repeated := rep[[2]uint64{keyOf(pi, b.node), b.hash}].pages >= 2
-			if !repeated {
-				total += w
-			}
-			if b.node < 0 {
-				continue
-			}
-			tw[b.node] += w
-			if repeated {
-				rw[b.node] += w
-			} else {
-				uw[b.node] += w
-			}
-		}
-		for i := n - 1; i >= 0; i-- {
-			if par := p.nodes[i].parent; par >= 0 {
-				uw[par] += uw[i]
-				tw[par] += tw[i]
-				rw[par] += rw[i]
-			}
-		}
-		for i, k := range ks[pi] {
-			s := stats[k]
-			if s == nil {
-				s = &stat{}
-				stats[k] = s
-			}
-			if s.last != int32(pi+1) {
-				s.last = int32(pi + 1)
-				s.pages++
-			}
-			s.w += tw[i]
-			s.r += rw[i]
-		}
-		if total == 0 {
-			continue
-		}
-		// The content root: down from the top, into the child holding the
-		// most unique content while it holds rootShare of the page's.
-		first, next = children(p, first, next)
-		cur := int32(-1)
-		for {
-			best, bw := int32(-1), int64(-1)
-			c := first[cur+1]
-			for ; c >= 0; c = next[c] {
-				if uw[c] > bw {
-					best, bw = c, uw[c]
-				}
-			}
-			if best < 0 || bw*100 < total*rootShare {
-				break
-			}
-			cur = best
-		}
-		// A region is for being this page's root, and against it when it
-		// is on the page but neither the root nor around it.
-		onPath := map[uint64]bool{}
-		for a := cur; a >= 0; a = p.nodes[a].parent {
-			onPath[ks[pi][a]] = true
-		}
-		if cur >= 0 {
-			stats[ks[pi][cur]].votes += total
-		}
-		for _, k := range ks[pi] {
-			s := stats[k]
-			if s.voted != int32(pi+1) && !onPath[k] {
-				s.voted = int32(pi + 1)
-				s.against += total
-			}
-		}
-	}
-
-	var roots []uint64
-	isRoot := map[uint64]bool{}
-	for k, s := range stats {
-		if s.votes > 0 && s.votes >= 2*s.against {
-			roots = append(roots, k)
-			isRoot[k] = true
-		}
-	}
-	// Regions that repeat (not roots): inside a root, what does not count
-	// of it; outside, what a page of a layout without a root does not
-	// count.
-	var templates []uint64
-	for k, s := range stats {
-		if !isRoot[k] && s.pages >= templatePages && s.w > 0 && 2*s.r >= s.w {
-			templates = append(templates, k)
-		}
-	}
-	seen := make([]uint64, 0, len(stats))
-	for k := range stats {
-		seen = append(seen, k)
-	}
+	roots, templates, seen := verdicts(newSample(pages, &m.tokens).tally())
 	if b := l.base; b != nil {
 		// Sticky: only regions base never saw get a verdict of this sample.
 		roots = slices.DeleteFunc(roots, b.seen.has)
@@ -208,6 +76,189 @@ func (l *Learner) Model() *Model {
 	}
 	m.roots, m.templates, m.seen = newSet(roots), newSet(templates), newSet(seen)
 	return m
+}
+
+// sample is the pages learned from, each node named by its region's key.
+type sample struct {
+	pages []*Page
+	keys  [][]uint64
+	// rep is on how many pages each block is, in its region.
+	rep map[[2]uint64]int32
+}
+
+func newSample(pages []*Page, tokens *set) *sample {
+	s := &sample{pages: pages, keys: make([][]uint64, len(pages))}
+	for i, p := range pages {
+		s.keys[i] = keys(p, tokens, nil)
+	}
+	s.rep = s.repeats()
+	return s
+}
+
+// key is the region key of page pi's node n (the page's top for -1).
+func (s *sample) key(pi int, n int32) uint64 {
+	if n < 0 {
+		return rootSeed
+	}
+	return s.keys[pi][n]
+}
+
+// blockID names a block of page pi: its region and its hash.
+func (s *sample) blockID(pi int, b block) [2]uint64 {
+	return [2]uint64{s.key(pi, b.node), b.hash}
+}
+
+// repeats counts on how many pages each block is, in its region.
+func (s *sample) repeats() map[[2]uint64]int32 {
+	type count struct{ pages, last int32 }
+	rep := map[[2]uint64]count{}
+	for pi, p := range s.pages {
+		for _, b := range p.blocks {
+			id := s.blockID(pi, b)
+			c := rep[id]
+			if c.last != int32(pi+1) {
+				c.pages++
+				c.last = int32(pi + 1)
+			}
+			rep[id] = c
+		}
+	}
+	out := make(map[[2]uint64]int32, len(rep))
+	for id, c := range rep {
+		out[id] = c.pages
+	}
+	return out
+}
+
+// region is what the sample says of one region.
+type region struct {
+	pages, last    int32
+	w, r           int64 // weight of the blocks under it, of those repeated
+	votes, against int64 // unique weight of pages it is the root of, it is on but not around the root
+	voted          int32
+}
+
+// tally goes through the pages once, counting each region's pages and
+// weights and the votes of the pages for and against it as their root.
+func (s *sample) tally() map[uint64]*region {
+	stats := map[uint64]*region{}
+	var w weights
+	for pi, p := range s.pages {
+		total := w.of(s, pi)
+		for i, k := range s.keys[pi] {
+			r := stats[k]
+			if r == nil {
+				r = &region{}
+				stats[k] = r
+			}
+			if r.last != int32(pi+1) {
+				r.last = int32(pi + 1)
+				r.pages++
+			}
+			r.w += w.total[i]
+			r.r += w.repeated[i]
+		}
+		if total > 0 {
+			s.vote(stats, pi, w.root(p, total), total)
+		}
+	}
+	return stats
+}
+
+// vote counts page pi's unique weight for its content root, and against
+// each region on it that is neither the root nor around it.
+func (s *sample) vote(stats map[uint64]*region, pi int, root int32, total int64) {
+	p := s.pages[pi]
+	onPath := map[uint64]bool{}
+	for a := root; a >= 0; a = p.nodes[a].parent {
+		onPath[s.keys[pi][a]] = true
+	}
+	if root >= 0 {
+		stats[s.keys[pi][root]].votes += total
+	}
+	for _, k := range s.keys[pi] {
+		r := stats[k]
+		if r.voted != int32(pi+1) && !onPath[k] {
+			r.voted = int32(pi + 1)
+			r.against += total
+		}
+	}
+}
+
+// verdicts are the regions that are content roots, those that repeat
+// (not roots: inside a root, what does not count of it; outside, what a
+// page of a layout without a root does not count), and every region seen.
+func verdicts(stats map[uint64]*region) (roots, templates, seen []uint64) {
+	seen = make([]uint64, 0, len(stats))
+	for k, r := range stats {
+		seen = append(seen, k)
+		switch {
+		case r.votes > 0 && r.votes >= 2*r.against:
+			roots = append(roots, k)
+		case r.pages >= templatePages && r.w > 0 && 2*r.r >= r.w:
+			templates = append(templates, k)
+		}
+	}
+	return roots, templates, seen
+}
+
+// weights are one page's weights of the blocks under each node (those on
+// this page alone, all, those repeated), and its children's links; kept
+// from page to page to reuse their memory.
+type weights struct {
+	unique, total, repeated []int64
+	first, next             []int32
+}
+
+// of fills the weights of page pi and returns the weight of the blocks
+// on it alone.
+func (w *weights) of(s *sample, pi int) (total int64) {
+	p := s.pages[pi]
+	n := len(p.nodes)
+	w.unique, w.total, w.repeated = resize(w.unique, n), resize(w.total, n), resize(w.repeated, n)
+	for _, b := range p.blocks {
+		bw := int64(b.weight)
+		repeated := s.rep[s.blockID(pi, b)] >= 2
+		if !repeated {
+			total += bw
+		}
+		if b.node < 0 {
+			continue
+		}
+		w.total[b.node] += bw
+		if repeated {
+			w.repeated[b.node] += bw
+		} else {
+			w.unique[b.node] += bw
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		if par := p.nodes[i].parent; par >= 0 {
+			w.unique[par] += w.unique[i]
+			w.total[par] += w.total[i]
+			w.repeated[par] += w.repeated[i]
+		}
+	}
+	return total
+}
+
+// root is the page's content root: down from the top, into the child
+// holding the most unique content while it holds rootShare of the page's.
+func (w *weights) root(p *Page, total int64) int32 {
+	w.first, w.next = children(p, w.first, w.next)
+	cur := int32(-1)
+	for {
+		best, bw := int32(-1), int64(-1)
+		for c := w.first[cur+1]; c >= 0; c = w.next[c] {
+			if w.unique[c] > bw {
+				best, bw = c, w.unique[c]
+			}
+		}
+		if best < 0 || bw*100 < total*rootShare {
+			return cur
+		}
+		cur = best
+	}
 }
 
 func resize(s []int64, n int) []int64 {
