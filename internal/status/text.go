@@ -14,6 +14,20 @@ import (
 func (s Snapshot) WriteText(w io.Writer) error {
 	t := &textWriter{w: w}
 	p := newSitePage(&s, "")
+	t.summary(&s, p)
+	t.line("")
+	t.activity(&s, p)
+	t.line("")
+	t.groups(&s, p)
+	t.line("")
+	t.endpoints(&s, p)
+	t.line("")
+	t.recent(p)
+	return t.err
+}
+
+// summary is the site's health, counts and last publish.
+func (t *textWriter) summary(s *Snapshot, p *sitePage) {
 	t.line("%s", p.Title)
 	if s.Site != "" && s.BaseURL != "" {
 		t.line("%s", s.BaseURL)
@@ -31,9 +45,11 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	t.line("owed to search engines: %s", plural(s.Owed(), "URL", "URLs"))
 	t.line("lastmods from: %s", sourcesText(s.Sources()))
+}
 
+// activity is the charts: changes per hour and day, submissions by answer.
+func (t *textWriter) activity(s *Snapshot, p *sitePage) {
 	a := s.Activity
-	t.line("")
 	t.line("changes per hour, last 24 h (UTC, oldest first):")
 	t.line("  %s  %s", spark(a.Hourly), p.Hourly.Desc)
 	t.line("changes per day, last 31 days:")
@@ -54,8 +70,10 @@ func (s Snapshot) WriteText(w io.Writer) error {
 		}
 		t.line("  %s: %s (%s)", r.Endpoint, r.Total, strings.Join(parts, ", "))
 	}
+}
 
-	t.line("")
+// groups is each directory group shown, with what it leaves out.
+func (t *textWriter) groups(s *Snapshot, p *sitePage) {
 	t.line("groups (%d; those with pages left out first):", len(s.Groups))
 	if len(s.Groups) == 0 {
 		t.line("  none yet")
@@ -80,8 +98,10 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	case p.MoreGroups > 0:
 		t.line("  and %s more, every page of which is listed", count(p.MoreGroups))
 	}
+}
 
-	t.line("")
+// endpoints is what each search engine endpoint is owed and how it answered.
+func (t *textWriter) endpoints(s *Snapshot, p *sitePage) {
 	t.line("search engines:")
 	if len(s.Endpoints) == 0 {
 		t.line("  none configured")
@@ -90,8 +110,10 @@ func (s Snapshot) WriteText(w io.Writer) error {
 		t.line("  %s  %s", e.Name, e.URL)
 		t.line("    owed %s; last attempt %s; last answer %s; next try %s", e.Owed, timeText(e.Attempt), e.Answer, timeText(e.Next))
 	}
+}
 
-	t.line("")
+// recent is the last publishes and submissions, as aligned columns.
+func (t *textWriter) recent(p *sitePage) {
 	t.line("recent publishes (newest first):")
 	if len(p.Publishes) == 0 {
 		t.line("  none yet")
@@ -118,7 +140,6 @@ func (s Snapshot) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.At.Text, r.Endpoint, plural(r.n, "URL", "URLs"), r.Answer)
 	}
 	tw.Flush()
-	return t.err
 }
 
 // writeOverviewText is the text of a process's sites, one line each.
