@@ -1,15 +1,9 @@
 package publish
 
-// State files: the one way sitemapd writes a file of its own state (in
-// state_dir: the notification ledger, the Search Console state, the status
-// history, the page store, the groups record; in the output: the record of
-// text sitemaps) and the one way it sets a damaged one aside.
-//
-// They live here, not in a package of their own, because writing one is
-// exactly what a Batch does to a sitemap: a temp file beside it, its mode
-// set, fsync, rename, fsync of the directory, through an os.Root, a file
-// that is not ours refused. One recipe, one implementation; a state
-// directory is a Publisher opened by OpenState.
+// State files: the one way sitemapd writes a file of its own state
+// (state_dir's notification ledger, Search Console state, status history,
+// page store and groups record; the record of text sitemaps in the output)
+// and the one way it sets a damaged one aside. Why here: the package doc.
 
 import (
 	"errors"
