@@ -104,7 +104,8 @@ func (t *partTimes) land(cfg *config.Config, parts []part) {
 // are not known (0: the record's shortcut of `sitemapd build` takes none
 // of these groups, unchanged.go), since the daemon does not hash every
 // listing of its groups. It costs a write of some 150 bytes a part of the
-// site, unsynced (a record lost costs mtimes, never truth). A group whose
+// site, synced as every state file is (two fsyncs: one way to write them,
+// though a record lost would cost mtimes, never truth). A group whose
 // parts as they landed are not known (its files failed) keeps what the
 // record said of it.
 func (t *partTimes) save(cfg *config.Config, log *zap.Logger, groups map[string]*group) {

@@ -93,7 +93,7 @@ func (w writer) pageStore(path string, keys pagestore.Keys) (*pagestore.Writer, 
 	return pagestore.Create(path, keys)
 }
 
-func (w writer) quarantine(path string) (string, error) { return pagestore.Quarantine(path) }
+func (w writer) quarantine(path string) (string, error) { return publish.Quarantine(path) }
 
 func (w writer) lands() bool { return true }
 

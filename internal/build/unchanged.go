@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"gopkg.in/yaml.v3"
 
+	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -217,27 +218,12 @@ func (ps *pageCache) saveRecord(groups map[string]*group, digests map[string]uin
 	}
 }
 
-// writeGroups writes the record to a temp file beside path and renames it
-// into place, so that a reader finds the old record or the new one. It is
-// not synced: a record lost to a power cut costs one build its shortcut.
+// writeGroups writes the record at path (a state file: a reader finds the
+// old record or the new one).
 func writeGroups(path string, rec *groupsRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".groups-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return publish.WriteState(path, b)
 }

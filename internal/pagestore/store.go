@@ -167,7 +167,7 @@ var errCorrupt = errors.New("truncated or corrupt")
 
 // Open maps a store and checks its blocks; a missing one is (nil, nil).
 // A store whose header is damaged or of another version is an error, to
-// be moved aside (Quarantine); so is one that cannot be read. A store of
+// be moved aside (publish.Quarantine); so is one that cannot be read. A store of
 // other times is ErrOtherTimes. A damaged tail is no error: the blocks
 // before it are read, Torn says how much was not.
 //

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/news"
+	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -214,7 +215,7 @@ func TestTruncated(t *testing.T) {
 	if _, err := Open(path, testKeys); err == nil {
 		t.Error("a directory was opened as a store")
 	}
-	aside, err := Quarantine(path)
+	aside, err := publish.Quarantine(path)
 	if err != nil {
 		t.Fatal(err)
 	}

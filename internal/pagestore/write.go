@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -21,21 +22,23 @@ func header(keys Keys) []byte {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
-// Writer writes a new store beside the old one, in place of it at Commit.
+// Writer writes a new store beside the old one, in place of it at Commit
+// (a stream of publish's state files: the old store stays whole until
+// then).
 type Writer struct {
 	path string
-	f    *os.File
+	s    *publish.Stream
 	w    *bufio.Writer
 	buf  []byte
 }
 
 // Create starts a new store at path, under keys.
 func Create(path string, keys Keys) (*Writer, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".pages-*.tmp")
+	s, err := publish.CreateState(path)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{path: path, f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	w := &Writer{path: path, s: s, w: bufio.NewWriterSize(s, 64<<10)}
 	w.w.Write(header(keys)) // a write error shows at Flush
 	return w, nil
 }
@@ -59,32 +62,21 @@ func (w *Writer) Add(dir string, l *tree.Listing) {
 
 // Commit ends the store and puts it in place, synced first: what it holds
 // is the truth of lastmods, not a cache. A store of the old name
-// (LegacyName) goes.
+// (LegacyName) goes (unsynced: one back after a crash goes again).
 func (w *Writer) Commit() error {
-	err := w.w.Flush()
-	if err == nil {
-		err = w.f.Sync()
+	if err := w.w.Flush(); err != nil {
+		w.s.Abort()
+		return fmt.Errorf("write %s: %w", w.path, err)
 	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.f.Name(), w.path)
-	}
-	if err != nil {
-		os.Remove(w.f.Name())
+	if err := w.s.Commit(); err != nil {
 		return err
 	}
-	dir := filepath.Dir(w.path)
-	os.Remove(filepath.Join(dir, LegacyName))
-	return syncDir(dir)
+	os.Remove(filepath.Join(filepath.Dir(w.path), LegacyName))
+	return nil
 }
 
 // Abort removes the unfinished store.
-func (w *Writer) Abort() {
-	w.f.Close()
-	os.Remove(w.f.Name())
-}
+func (w *Writer) Abort() { w.s.Abort() }
 
 // Entry is one directory's listing, to append.
 type Entry struct {
@@ -128,8 +120,3 @@ func Append(path string, keys Keys, entries []Entry) (int64, error) {
 	}
 	return st.Size(), nil
 }
-
-// Quarantine moves a store that cannot be read aside (safefile.Quarantine).
-func Quarantine(path string) (string, error) { return safefile.Quarantine(path) }
-
-func syncDir(dir string) error { return safefile.SyncDir(dir) }

@@ -188,7 +188,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 		return nil, fmt.Errorf("lock state directory %s: %w", cfg.StateDir, err)
 	}
 	n.lock = lock
-	n.store, err = publish.Open(cfg.StateDir, publish.Options{Mode: 0o600})
+	n.store, err = publish.OpenState(cfg.StateDir)
 	if err != nil {
 		n.Close()
 		return nil, err
@@ -302,26 +302,16 @@ func (n *Notifier) Note(pages, indexes []string, filesChanged, initial bool) err
 	return n.saveLocked()
 }
 
-// saveLocked writes the state file if it changed. n.mu must be held.
+// saveLocked writes the state file if it changed. n.mu must be held. A
+// state directory replaced while sitemapd ran is refused: the ledger
+// would land in the directory held open, out of sight of the next start,
+// which would then owe nothing.
 func (n *Notifier) saveLocked() error {
-	if n.store.Replaced() {
-		// The ledger would land in the directory held open, out of sight
-		// of the next start, which would then owe nothing.
-		return fmt.Errorf("save notification state: state directory %s was moved or replaced while sitemapd ran; restart sitemapd on it", n.store.Dir())
-	}
 	data, err := encodeState(n.eps)
 	if err != nil {
 		return err
 	}
-	b := n.store.Begin()
-	if _, err := b.Put(StateFile, data); err != nil {
-		return fmt.Errorf("save notification state: %w", err)
-	}
-	failed, err := b.Commit()
-	for _, ferr := range failed {
-		err = errors.Join(err, ferr)
-	}
-	if err != nil {
+	if _, err := n.store.WriteFile(StateFile, data); err != nil {
 		return fmt.Errorf("save notification state: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
@@ -75,7 +76,7 @@ func readState(dir string, log *zap.Logger) (doc *stateDoc, lost bool, err error
 	// to look, and the notifier starts with nothing owed but knowing the
 	// site was notified before, so that what the first build finds
 	// changed is owed again.
-	aside, rerr := safefile.Quarantine(p)
+	aside, rerr := publish.Quarantine(p)
 	if rerr != nil {
 		log.Warn("notification state is unreadable and cannot be moved aside; starting with nothing owed: what it owed is lost, and saving it will fail until the path is fixed",
 			zap.String("path", p), zap.Error(err), zap.NamedError("move_error", rerr))

@@ -116,7 +116,7 @@ func New(cfg *config.Config, ep config.Endpoint, log *zap.Logger, opts ...Option
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state directory: %w", err)
 	}
-	if c.store, err = publish.Open(cfg.StateDir, publish.Options{Mode: 0o600}); err != nil {
+	if c.store, err = publish.OpenState(cfg.StateDir); err != nil {
 		return nil, err
 	}
 	c.st = readState(cfg.StateDir, ep.Name, ep.Property, false, c.log)
@@ -249,14 +249,7 @@ func (c *Client) save() {
 	data, err := json.MarshalIndent(c.st, "", " ")
 	c.mu.Unlock()
 	if err == nil {
-		b := c.store.Begin()
-		if _, err = b.Put(StateFile(c.ep.Name), data); err == nil {
-			var failed map[string]error
-			failed, err = b.Commit()
-			for _, ferr := range failed {
-				err = errors.Join(err, ferr)
-			}
-		}
+		_, err = c.store.WriteFile(StateFile(c.ep.Name), data)
 	}
 	if err != nil {
 		c.log.Error("cannot save the Search Console state; a restart submits the sitemaps again", zap.String("endpoint", c.ep.Name), zap.Error(err))

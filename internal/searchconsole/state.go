@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
@@ -65,7 +66,7 @@ func readState(dir, endpoint, property string, readOnly bool, log *zap.Logger) *
 		return newState(property)
 	}
 	if err != nil {
-		aside, rerr := safefile.Quarantine(p)
+		aside, rerr := publish.Quarantine(p)
 		log.Warn("Search Console state is unreadable; starting afresh (the sitemaps are submitted again)",
 			zap.String("path", p), zap.String("moved_to", aside), zap.Error(err), zap.NamedError("move_error", rerr))
 		return newState(property)

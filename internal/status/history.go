@@ -111,10 +111,9 @@ func Open(dir string, log *zap.Logger, opts ...Option) (*History, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open status history: create state directory: %w", err)
 	}
-	// The publisher writes as the notifier writes its ledger beside it:
-	// temp file, fsync, rename, directory fsync, all through an os.Root of
-	// the directory. One file: fsync it rather than the filesystem.
-	pub, err := publish.Open(dir, publish.Options{Mode: 0o600, Sync: publish.SyncPerFile})
+	// Written as the notifier writes its ledger beside it (publish's state
+	// files): temp file, fsync, rename, directory fsync.
+	pub, err := publish.OpenState(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open status history: %w", err)
 	}
@@ -150,7 +149,7 @@ func (h *History) read() historyDoc {
 		slices.SortStableFunc(doc.Days, byStart)
 		return doc
 	}
-	aside, rerr := h.setAside()
+	aside, rerr := publish.Quarantine(h.path)
 	if rerr != nil {
 		h.log.Warn("status history is damaged and cannot be moved aside; starting a fresh one, which replaces it at the next record",
 			zap.String("path", h.path), zap.Error(err), zap.NamedError("move_error", rerr))
@@ -159,20 +158,6 @@ func (h *History) read() historyDoc {
 	h.log.Warn("status history is damaged; moved it aside and starting a fresh one: the charts start empty",
 		zap.String("path", h.path), zap.String("moved_to", aside), zap.Error(err))
 	return fresh
-}
-
-// setAside renames the file to a name of its own, never one set aside
-// before, for whoever wants to look.
-func (h *History) setAside() (string, error) {
-	base := fmt.Sprintf("%s.corrupt-%s", h.path, h.now().UTC().Format("20060102T150405Z"))
-	aside := base
-	for n := 1; ; n++ {
-		if _, err := os.Lstat(aside); err != nil {
-			break // free (or the rename will say why not)
-		}
-		aside = fmt.Sprintf("%s.%d", base, n)
-	}
-	return aside, os.Rename(h.path, aside)
 }
 
 // RecordPublish adds a publish and saves the history. A zero p.At is now.
@@ -243,30 +228,28 @@ func (h *History) Activity() Activity {
 	return a
 }
 
-// saveLocked writes the history whole. h.mu must be held.
+// saveLocked writes the history whole. h.mu must be held. A state
+// directory replaced while sitemapd ran is refused: the file would land in
+// the directory held open, out of sight of the next start. It is written
+// as a stream, of one piece, for the seam between write and rename.
 func (h *History) saveLocked() error {
-	if h.pub.Replaced() {
-		// It would land in the directory held open, out of sight of the
-		// next start.
-		return fmt.Errorf("save status history: state directory %s was moved or replaced while sitemapd ran", h.pub.Dir())
-	}
 	data, err := json.Marshal(&h.doc)
 	if err != nil {
 		return fmt.Errorf("save status history: %w", err)
 	}
-	b := h.pub.Begin()
-	if _, err := b.Put(FileName, data); err != nil {
-		return fmt.Errorf("save status history %s: %w", h.path, err)
+	s, err := h.pub.Create(FileName)
+	if err != nil {
+		return fmt.Errorf("save status history: %w", err)
+	}
+	if _, err := s.Write(data); err != nil {
+		s.Abort()
+		return fmt.Errorf("save status history: %w", err)
 	}
 	if h.beforeRename != nil {
 		h.beforeRename()
 	}
-	failed, err := b.Commit()
-	for _, ferr := range failed {
-		err = errors.Join(err, ferr)
-	}
-	if err != nil {
-		return fmt.Errorf("save status history %s: %w", h.path, err)
+	if err := s.Commit(); err != nil {
+		return fmt.Errorf("save status history: %w", err)
 	}
 	return nil
 }

@@ -225,16 +225,7 @@ func (r *Record) Save() error {
 			return nil
 		}
 	}
-	batch := r.pub.Begin()
-	if _, err := batch.Put(Name, b.Bytes()); err != nil {
-		batch.Abort()
-		return fmt.Errorf("record of text sitemaps: %w", err)
-	}
-	failed, err := batch.Commit()
-	for _, ferr := range failed {
-		err = errors.Join(err, ferr)
-	}
-	if err != nil {
+	if _, err := r.pub.WriteFile(Name, b.Bytes()); err != nil {
 		return fmt.Errorf("record of text sitemaps: %w", err)
 	}
 	r.dirty = false
