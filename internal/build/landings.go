@@ -104,8 +104,8 @@ func (t *partTimes) land(cfg *config.Config, parts []part) {
 // are not known (0: the record's shortcut of `sitemapd build` takes none
 // of these groups, unchanged.go), since the daemon does not hash every
 // listing of its groups. It costs a write of some 150 bytes a part of the
-// site, synced as every state file is (two fsyncs: one way to write them,
-// though a record lost would cost mtimes, never truth). A group whose
+// site, not synced: it is rewritten at every such publish, and a record
+// lost costs mtimes, never truth. A group whose
 // parts as they landed are not known (its files failed) keeps what the
 // record said of it.
 func (t *partTimes) save(cfg *config.Config, log *zap.Logger, groups map[string]*group) {
@@ -129,7 +129,7 @@ func (t *partTimes) save(cfg *config.Config, log *zap.Logger, groups map[string]
 		}
 	}
 	path := filepath.Join(cfg.StateDir, groupsName)
-	if err := writeGroups(path, rec); err != nil {
+	if err := writeGroups(path, rec, publish.SyncNone); err != nil {
 		log.Warn("groups record not written: sitemaps written again with the same bytes after a restart take new mtimes", zap.String("path", path), zap.Error(err))
 	}
 }

@@ -213,17 +213,17 @@ func (ps *pageCache) saveRecord(groups map[string]*group, digests map[string]uin
 	}
 	ps.recorded = nil
 	path := filepath.Join(ps.cfg.StateDir, groupsName)
-	if err := writeGroups(path, rec); err != nil {
+	if err := writeGroups(path, rec, publish.SyncPerFile); err != nil {
 		ps.log.Warn("groups record not written: the next build encodes every group", zap.String("path", path), zap.Error(err))
 	}
 }
 
 // writeGroups writes the record at path (a state file: a reader finds the
 // old record or the new one).
-func writeGroups(path string, rec *groupsRecord) error {
+func writeGroups(path string, rec *groupsRecord, sync publish.SyncMode) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	return publish.WriteState(path, b)
+	return publish.WriteState(path, b, sync)
 }

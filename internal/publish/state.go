@@ -19,8 +19,10 @@ import (
 // (a state file is written alone: a filesystem-wide sync would wait for
 // every other writer), and every regular file in it is taken for
 // sitemapd's. Close releases it.
-func OpenState(dir string) (*Publisher, error) {
-	p, err := newPublisher(dir, Options{Mode: 0o600, Sync: SyncPerFile})
+func OpenState(dir string) (*Publisher, error) { return openStateSync(dir, SyncPerFile) }
+
+func openStateSync(dir string, sync SyncMode) (*Publisher, error) {
+	p, err := newPublisher(dir, Options{Mode: 0o600, Sync: sync})
 	if err != nil {
 		return nil, fmt.Errorf("open state directory: %w", err)
 	}
@@ -173,9 +175,13 @@ func (s *Stream) release() {
 
 // WriteState writes the state file at path whole (WriteFile in
 // OpenState of its directory), for a caller that holds no state directory
-// open: the build, whose state_dir may appear after it started.
-func WriteState(path string, data []byte) error {
-	p, err := OpenState(filepath.Dir(path))
+// open: the build, whose state_dir may appear after it started. sync is
+// SyncPerFile for a file whose loss costs truth; SyncNone for one whose
+// loss costs only work (the daemon's groups record, rewritten at every
+// publish: a reader still finds the old file or the new one, but a crash
+// may lose the newest).
+func WriteState(path string, data []byte, sync SyncMode) error {
+	p, err := openStateSync(filepath.Dir(path), sync)
 	if err != nil {
 		return err
 	}

@@ -363,7 +363,7 @@ func killedChild(dir, form string) {
 func TestStatePaths(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "groups.json")
-	if err := WriteState(file, []byte("one")); err != nil {
+	if err := WriteState(file, []byte("one"), SyncPerFile); err != nil {
 		t.Fatal(err)
 	}
 	s, err := CreateState(file)
@@ -391,7 +391,7 @@ func TestStatePaths(t *testing.T) {
 	}
 	noTemps(t, dir)
 	gone := filepath.Join(dir, "gone")
-	if err := WriteState(filepath.Join(gone, "s"), []byte("x")); err == nil || !strings.Contains(err.Error(), gone) {
+	if err := WriteState(filepath.Join(gone, "s"), []byte("x"), SyncNone); err == nil || !strings.Contains(err.Error(), gone) {
 		t.Errorf("into a missing directory: %v, want an error naming %s", err, gone)
 	}
 	if _, err := CreateState(filepath.Join(gone, "s")); err == nil || !strings.Contains(err.Error(), gone) {
