@@ -76,7 +76,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	// Read quietly: every Build reads it again, and says then what is
 	// wrong with it, once a build.
 	e.loadRobots(zap.NewNop())
-	e.extras = newExtras(cfg, e.loc)
+	e.extras = newExtras(cfg, e.opts.names, e.loc)
 	e.news = newNewsSitemap(cfg, e.loc)
 	e.enc = newEncoder(cfg, e.loc)
 	e.progress = &progress{every: e.opts.every, log: e.log}
@@ -94,7 +94,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.pub, e.disk = pub, onDisk{pub, cfg}
+	e.pub, e.disk = pub, onDisk{pub, cfg, e.opts.names}
 	e.out = writer{pub}
 	if e.opts.dry {
 		e.out = newDryRun(cfg, pub, e.opts.now)

@@ -81,7 +81,7 @@ func (e *Engine) publishRoot(r *run) {
 			r.errs = append(r.errs, err)
 		}
 	}
-	if r.full || !slices.Equal(r.oldIndex, e.model.indexNames(e.cfg)) {
+	if r.full || !slices.Equal(r.oldIndex, e.model.indexNames(e.opts.names)) {
 		if err := e.publishRobots(r.rep); err != nil {
 			r.errs = append(r.errs, fmt.Errorf("robots.txt: %w", err))
 		}
@@ -104,7 +104,7 @@ func (e *Engine) removeStale(r *run) {
 			r.errs = append(r.errs, err)
 		}
 	}
-	index := e.model.indexNames(e.cfg)
+	index := e.model.indexNames(e.opts.names)
 	removed := map[string]bool{}
 	for _, p := range r.stale {
 		if !removed[p] && !e.claimed(p, index) && !r.kept[e.opts.depth.GroupOf(tree.Parent(p))] {

@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -134,7 +134,7 @@ func (e *Engine) comparedWith(r *run, dir string, old []string, enc encoded) []s
 	if !r.full || e.model.mem != nil {
 		return old
 	}
-	if (e.guarded() || e.opts.owe != nil) && (enc.changed || hasOtherParts(e.cfg, r.met[dir], enc.names)) {
+	if (e.guarded() || e.opts.owe != nil) && (enc.changed || hasOtherParts(e.opts.names, r.met[dir], enc.names)) {
 		return e.disk.parts(dir)
 	}
 	return enc.names
@@ -313,7 +313,7 @@ func (e *Engine) stageChunks(r *run, chunks []sitemap.Chunk, name func(key strin
 func (e *Engine) publishText(r *run, dir string, chunks []sitemap.Chunk) []string {
 	var names []string
 	for _, c := range chunks {
-		name := path.Join(dir, outName(e.cfg, config.ChunkName(e.cfg.TextName(), c.Key)))
+		name := path.Join(dir, e.opts.names.Out(outname.Chunk(e.opts.names.Text(), c.Key)))
 		names = append(names, name)
 		err := sitemap.Text(c.URLs, func(part []byte) error {
 			stored, changed, err := e.put(r.batch, r.rep, name, part)
@@ -355,9 +355,9 @@ func (e *Engine) claimed(p string, index []string) bool {
 // (met: the outputs there), parts of its sitemap other than names (the
 // walk, or the scan of a separate output tree, saw every output: the
 // directory is not read again).
-func hasOtherParts(cfg *config.Config, met, names []string) bool {
+func hasOtherParts(out *outname.Site, met, names []string) bool {
 	for _, p := range met {
-		if isPart(cfg, path.Base(p), cfg.SitemapName) && !slices.Contains(names, p) {
+		if out.PartOf(path.Base(p), out.Sitemap()) && !slices.Contains(names, p) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -27,15 +28,17 @@ type options struct {
 	openDir func(string) (*os.File, error) // os.Open; a seam for fault tests
 
 	outDir   string            // the output root
-	keyFiles map[string]string // IndexNow key file name -> key
+	names    *outname.Site     // the outputs' names (package outname)
+	keyFiles map[string]string // IndexNow key file name -> key (names.KeyFiles)
 	depth    tree.Depth
 }
 
 // newOptions returns the options of an Engine for cfg before its Options.
 func newOptions(cfg *config.Config) options {
+	names := cfg.OutputNames()
 	return options{
 		every: 5 * time.Second, now: time.Now, openDir: os.Open,
-		outDir: cfg.OutputRoot(), keyFiles: cfg.KeyFiles(), depth: tree.Depth(cfg.Depth),
+		outDir: cfg.OutputRoot(), names: names, keyFiles: names.KeyFiles(), depth: tree.Depth(cfg.Depth),
 	}
 }
 

@@ -78,7 +78,7 @@ func (e *Engine) begin(full bool) *run {
 	return &run{alts: newAltRun(e.model.alts, full, rep),
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: rep, judged: &judged{l: &rep.Lastmods},
 		staged: map[string]staging{}, next: map[string]*group{}, seen: map[string]bool{}, kept: map[string]bool{},
-		oldIndex: e.model.indexNames(e.cfg), digests: map[string]uint64{},
+		oldIndex: e.model.indexNames(e.opts.names), digests: map[string]uint64{},
 		// Nothing remembers or is told of a build's changes: kept until
 		// the commit, their URLs would keep every URL of the site alive.
 		counted: (e.model.mem == nil && e.opts.owe == nil) || (e.opts.urls != nil && !e.opts.urls()),

@@ -37,6 +37,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/searchconsole"
 	"github.com/sitemapd/sitemapd/internal/status"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -454,7 +455,7 @@ func robotsTouched(b watch.Batch) bool {
 		return false
 	}
 	names, byName := b.Names[""]
-	return !byName || slices.Contains(names, "robots.txt")
+	return !byName || slices.Contains(names, outname.RobotsName)
 }
 
 // keeperTick is how often the main loop beats and refreshes the status.
