@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/publish"
@@ -127,7 +128,7 @@ type Report struct {
 	// Changes are the page URLs added, changed and removed, for search
 	// engines; a publish whose changes nobody is told of (a build without
 	// WithWriteAhead, or as WithChangeURLs says) only counts them.
-	Changes tree.Changes
+	Changes changeset.Changes
 	// PrintsOwed says this full build deferred what pages say
 	// (WithDeferredPrints): a full build is owed, which learns the site's
 	// template and reads every HTML page for its print; until then a

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/publish"
-	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
 )
 
@@ -321,7 +321,7 @@ func TestUpdateFromMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := rep.Changes
-	want := tree.Changes{
+	want := changeset.Changes{
 		Added:   []string{"https://static.test/blog/2024/new/deeper/n.html"},
 		Changed: []string{"https://static.test/blog/a.html"},
 		Removed: []string{"https://static.test/blog/2024/old/c.html"},

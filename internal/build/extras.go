@@ -13,13 +13,13 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
-	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/urlfile"
 )
 
@@ -51,7 +51,7 @@ type urlFile struct {
 
 // urlStaging is what a URL file's publish changes once its files land.
 type urlStaging struct {
-	changes tree.Changes
+	changes changeset.Changes
 	listed  []sitemap.URL
 	due     int64
 }
@@ -62,7 +62,7 @@ type urlStaging struct {
 type urlRun struct {
 	staged map[*urlFile]urlStaging
 	next   map[*urlFile]*urlFile
-	gone   tree.Changes // the URLs of sitemaps of files no longer configured
+	gone   changeset.Changes // the URLs of sitemaps of files no longer configured
 }
 
 // state returns the state a URL file is to take at the commit, a copy
@@ -175,7 +175,7 @@ func (e *Engine) publishURLFiles(r *run) {
 // longer configured list: a full build met them among the outputs (by
 // name, outname.Extra), and removes them, as a page's URL goes with
 // its file.
-func (e *Engine) droppedURLs(outputs []string) tree.Changes {
+func (e *Engine) droppedURLs(outputs []string) changeset.Changes {
 	var dropped []string
 	for _, p := range outputs {
 		if !strings.Contains(p, "/") && e.opts.names.Kind(p) == outname.Extra && e.extras.of(p) == nil && !slices.Contains(dropped, p) {
@@ -185,9 +185,9 @@ func (e *Engine) droppedURLs(outputs []string) tree.Changes {
 		}
 	}
 	if len(dropped) == 0 {
-		return tree.Changes{}
+		return changeset.Changes{}
 	}
-	return tree.Diff(e.disk.urls(dropped), nil)
+	return changeset.Diff(e.disk.urls(dropped), nil)
 }
 
 // publishURLFile reads one URL file and stages its sitemap's parts, as
@@ -226,7 +226,7 @@ func (e *Engine) publishURLFile(r *run, x *urlFile) {
 		} else {
 			published = e.disk.urls(old)
 		}
-		s.changes = tree.Diff(published, urls)
+		s.changes = changeset.Diff(published, urls)
 	}
 	r.urls.staged[x] = s
 	r.stale = append(r.stale, old...)
@@ -291,7 +291,7 @@ func listedLastmods(urls []sitemap.URL) map[string]string {
 }
 
 // owedByURLFiles is what the URL files' staged publishes change.
-func (r *run) owedByURLFiles() tree.Changes {
+func (r *run) owedByURLFiles() changeset.Changes {
 	c := r.urls.gone
 	for _, x := range slices.SortedFunc(maps.Keys(r.urls.staged), byFile) {
 		c.Merge(r.urls.staged[x].changes)

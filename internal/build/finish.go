@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -156,12 +157,12 @@ func (e *Engine) forgetUnseen(r *run) {
 // unseen returns the pages of the remembered groups a full walk did not
 // meet, and, at an engine's first, of the groups the page store knows: they
 // are gone.
-func (e *Engine) unseen(r *run) tree.Changes {
-	var c tree.Changes
+func (e *Engine) unseen(r *run) changeset.Changes {
+	var c changeset.Changes
 	if mem := e.model.mem; mem != nil {
 		mem.Groups(func(dir string) {
 			if !r.seen[dir] {
-				c.Merge(tree.Compare(mem.Listings(dir), nil, r.now, e.scan.PageLoc))
+				c.Merge(changeset.Compare(mem.Listings(dir), nil, r.now, e.scan.PageLoc))
 			}
 		})
 		c.Merge(e.pages.goneSince(r.seen, r.now))

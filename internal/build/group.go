@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -173,12 +174,12 @@ func (e *Engine) stagingOf(r *run, g *scan.Group, u *tree.Update, enc encoded) s
 // files: not one URL or lastmod changed (and the same bytes list the same
 // URLs). A group that failed last time may have lost its files with its
 // directory, so it is compared whatever its files say.
-func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, enc encoded, failed bool) (tree.Changes, int) {
+func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, enc encoded, failed bool) (changeset.Changes, int) {
 	if !enc.changed && len(enc.names) == len(old) && !failed {
-		return tree.Changes{}, enc.n
+		return changeset.Changes{}, enc.n
 	}
 	if before := e.model.remembered(g.Dir); before != nil && u != nil && u.View != nil {
-		return tree.Compare(before, u.View, r.now, e.scan.PageLoc), tree.CountListed(before)
+		return changeset.Compare(before, u.View, r.now, e.scan.PageLoc), tree.CountListed(before)
 	}
 	if e.model.mem != nil || e.guarded() || e.opts.owe != nil {
 		if c, n, ok := e.pages.publishedBefore(g.Dir, u, old, r.now); ok {
@@ -188,11 +189,11 @@ func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, 
 		// symlinks): what it published is in its files, not yet
 		// replaced (the commit comes later).
 		published := e.disk.urls(old)
-		c := tree.Diff(published, g.URLs)
+		c := changeset.Diff(published, g.URLs)
 		c.Dated = datedAmong(g, e.scan.PageLoc, c.Added, c.Changed)
 		return c, len(published)
 	}
-	return tree.Changes{}, enc.n
+	return changeset.Changes{}, enc.n
 }
 
 // noteStaged notes a group's publish, s, whose files are names (staged, or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/feed"
 	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
@@ -45,7 +46,7 @@ type run struct {
 	dropped      tree.Tally
 	deleted      map[string]bool // URLs listed before whose pages are gone
 	left         scan.LeftOut
-	gone         tree.Changes // a full walk's pages of groups it did not meet
+	gone         changeset.Changes // a full walk's pages of groups it did not meet
 
 	urls urlRun // the extra_urls files' publishes (extras.go)
 	alts altRun // its stage of the hreflang graph (hreflang.go)
@@ -60,7 +61,7 @@ type run struct {
 // the publish read, for the page store, which describes files, not
 // sitemaps: they go to it whatever the commit does.
 type staging struct {
-	changes tree.Changes
+	changes changeset.Changes
 	upd     *tree.Update // nil without memory
 	urls    int
 	due     int64
