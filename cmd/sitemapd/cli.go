@@ -18,6 +18,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/validate"
@@ -495,11 +496,9 @@ func publishedIndexes(cfg *config.Config) ([]string, error) {
 	dir := cfg.OutputRoot()
 	loc := siteurl.New(cfg)
 	var urls []string
+	out := cfg.OutputNames()
 	for i := 1; ; i++ {
-		name := config.PartName(cfg.IndexName, i)
-		if cfg.Gzip {
-			name += ".gz"
-		}
+		name := out.Out(outname.Part(out.Index(), i))
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			if i == 1 {
 				return nil, fmt.Errorf("no index at %s: run sitemapd build first", filepath.Join(dir, name))

@@ -6,10 +6,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/ping"
-	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 // buildLedger records, for `sitemapd build`, what search engines are owed
@@ -41,7 +41,7 @@ func openBuildLedger(cfg *config.Config, log *zap.Logger) (*buildLedger, []build
 	}, nil
 }
 
-func (l *buildLedger) owe(c tree.Changes, files bool) error {
+func (l *buildLedger) owe(c changeset.Changes, files bool) error {
 	var indexes []string
 	if files && l.eng != nil {
 		indexes = l.eng.IndexURLs()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/robots"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/searchconsole"
@@ -22,7 +23,7 @@ import (
 // the property holds, submitted or to be, with Google's last view.
 func printSearchConsole(w io.Writer, cfg *config.Config, indexes []string) {
 	announce := append([]string{}, indexes...)
-	if data, err := safefile.ReadFile(filepath.Join(cfg.OutputRoot(), config.RobotsFile), 500<<10, safefile.Follow); err == nil {
+	if data, err := safefile.ReadFile(filepath.Join(cfg.OutputRoot(), outname.RobotsName), 500<<10, safefile.Follow); err == nil {
 		announce = append(announce, robots.Sitemaps(data)...)
 	}
 	for _, ep := range cfg.Notify.Endpoints {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -39,7 +40,7 @@ func (e *Engine) writeAhead(r *run) error {
 	if e.opts.owe == nil || !e.out.lands() {
 		return nil
 	}
-	var owed tree.Changes
+	var owed changeset.Changes
 	owed.Merge(r.gone)
 	for _, dir := range slices.Sorted(maps.Keys(r.staged)) {
 		owed.Merge(r.staged[dir].changes)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/feed"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
@@ -22,24 +23,25 @@ import (
 // land, a build without memory), and how it checks that a file is still
 // as it landed.
 type onDisk struct {
-	pub *publish.Publisher
-	cfg *config.Config
+	pub   *publish.Publisher
+	cfg   *config.Config
+	names *outname.Site
 }
 
 // parts lists the parts of a group that are on disk and ours.
 func (d onDisk) parts(dir string) []string {
-	return d.partsOf(dir, d.cfg.SitemapName)
+	return d.partsOf(dir, d.names.Sitemap())
 }
 
 // textParts lists the text parts of a group that are on disk and ours.
 func (d onDisk) textParts(dir string) []string {
-	return d.partsOf(dir, d.cfg.TextName())
+	return d.partsOf(dir, d.names.Text())
 }
 
 // partsOf lists the parts of the output called base in a group's
 // directory that are on disk and ours (sitemaps, or text sitemaps), sorted:
-// numbered parts (PartName, as versions before content-defined parts named
-// them) and keyed ones (ChunkName) alike.
+// numbered parts (outname.Part, as versions before content-defined parts named
+// them) and keyed ones (outname.Chunk) alike.
 func (d onDisk) partsOf(dir, base string) []string {
 	rd := dir
 	if rd == "" {
@@ -51,7 +53,7 @@ func (d onDisk) partsOf(dir, base string) []string {
 	}
 	var names []string
 	for _, file := range files {
-		if !isPart(d.cfg, file, base) {
+		if !d.names.PartOf(file, base) {
 			continue // a .gz without gzip on, or the reverse, or another file
 		}
 		name := path.Join(dir, file)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
@@ -64,7 +65,7 @@ type dryRun struct {
 	pub      *publish.Publisher
 	outDir   string // the output root
 	separate bool   // the output tree is not the document root: its directories are created
-	textName string // text sitemaps' name (config.TextName)
+	textName string // text sitemaps' name (outname.Site.Text)
 	now      func() time.Time
 
 	// The plan of the last publish; files is nil before the first.
@@ -78,7 +79,7 @@ type dryRun struct {
 }
 
 func newDryRun(cfg *config.Config, pub *publish.Publisher, now func() time.Time) *dryRun {
-	return &dryRun{pub: pub, outDir: cfg.OutputRoot(), separate: cfg.OutputRoot() != cfg.Root, textName: cfg.TextName(), now: now}
+	return &dryRun{pub: pub, outDir: cfg.OutputRoot(), separate: cfg.OutputRoot() != cfg.Root, textName: cfg.OutputNames().Text(), now: now}
 }
 
 // begin starts the plan of a publish.
@@ -137,7 +138,7 @@ func (d *dryRun) stage(_ *publish.Batch, name string, data []byte, _ fs.FileMode
 		d.note(name, a, nil)
 		d.when[name] = d.now()
 	}
-	if config.IsPartName(path.Base(name), d.textName) {
+	if outname.IsPart(path.Base(name), d.textName) {
 		d.text = d.text || changed
 	}
 	return changed, err
@@ -184,7 +185,7 @@ func (d *dryRun) remove(name string) (bool, error) {
 		return false, fmt.Errorf("remove %s: %w", filepath.Join(d.outDir, name), err)
 	}
 	d.note(name, Remove, nil)
-	if config.IsPartName(path.Base(name), d.textName) {
+	if outname.IsPart(path.Base(name), d.textName) {
 		d.text = true
 	}
 	return true, nil

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/publish"
@@ -76,7 +77,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	// Read quietly: every Build reads it again, and says then what is
 	// wrong with it, once a build.
 	e.loadRobots(zap.NewNop())
-	e.extras = newExtras(cfg, e.loc)
+	e.extras = newExtras(cfg, e.opts.names, e.loc)
 	e.news = newNewsSitemap(cfg, e.loc)
 	e.enc = newEncoder(cfg, e.loc)
 	e.progress = &progress{every: e.opts.every, log: e.log}
@@ -94,7 +95,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.pub, e.disk = pub, onDisk{pub, cfg}
+	e.pub, e.disk = pub, onDisk{pub, cfg, e.opts.names}
 	e.out = writer{pub}
 	if e.opts.dry {
 		e.out = newDryRun(cfg, pub, e.opts.now)
@@ -127,7 +128,7 @@ type Report struct {
 	// Changes are the page URLs added, changed and removed, for search
 	// engines; a publish whose changes nobody is told of (a build without
 	// WithWriteAhead, or as WithChangeURLs says) only counts them.
-	Changes tree.Changes
+	Changes changeset.Changes
 	// PrintsOwed says this full build deferred what pages say
 	// (WithDeferredPrints): a full build is owed, which learns the site's
 	// template and reads every HTML page for its print; until then a

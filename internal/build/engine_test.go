@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/changeset"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/publish"
-	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
 )
 
@@ -321,7 +321,7 @@ func TestUpdateFromMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := rep.Changes
-	want := tree.Changes{
+	want := changeset.Changes{
 		Added:   []string{"https://static.test/blog/2024/new/deeper/n.html"},
 		Changed: []string{"https://static.test/blog/a.html"},
 		Removed: []string{"https://static.test/blog/2024/old/c.html"},
@@ -563,7 +563,7 @@ func TestStylesheet(t *testing.T) {
 		}
 	}
 	xsdtest.Validate(t, filepath.Join(root, "sitemap.xml"), filepath.Join(root, "blog/sitemap.xml"))
-	if !exists(filepath.Join(root, config.StylesheetFile)) {
+	if !exists(filepath.Join(root, outname.StylesheetName)) {
 		t.Fatal("no stylesheet written")
 	}
 	if rep := mustBuild(t, e); len(rep.Written) != 0 {
@@ -576,7 +576,7 @@ func TestStylesheet(t *testing.T) {
 		}
 		t.Skip("xsltproc not installed")
 	}
-	out, err := exec.Command(xsltproc, filepath.Join(root, config.StylesheetFile), filepath.Join(root, "blog/sitemap.xml")).CombinedOutput()
+	out, err := exec.Command(xsltproc, filepath.Join(root, outname.StylesheetName), filepath.Join(root, "blog/sitemap.xml")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("xsltproc: %v\n%s", err, out)
 	}

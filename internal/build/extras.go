@@ -13,18 +13,19 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
-	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/urlfile"
 )
 
 // This file publishes what is not a file of the document root: the
 // sitemaps of extra_urls files, each at the root of the output under its
-// own name (config.ExtraName), cut into parts like a group's; and the
+// own name (outname.Site.Extra), cut into parts like a group's; and the
 // applications' sitemaps of extra_sitemaps, which sitemapd lists in the
 // index but never writes nor removes.
 //
@@ -39,7 +40,7 @@ import (
 // publishes.
 type urlFile struct {
 	file   string        // absolute path
-	name   string        // its sitemap's name, without .gz (config.ExtraName)
+	name   string        // its sitemap's name, without .gz (outname.Site.Extra)
 	parts  []string      // its sitemap's files as last published; nil: not known, found on disk
 	listed []sitemap.URL // what those files list; nil unless known
 	known  bool          // listed is known (a publish of this engine landed)
@@ -50,7 +51,7 @@ type urlFile struct {
 
 // urlStaging is what a URL file's publish changes once its files land.
 type urlStaging struct {
-	changes tree.Changes
+	changes changeset.Changes
 	listed  []sitemap.URL
 	due     int64
 }
@@ -61,7 +62,7 @@ type urlStaging struct {
 type urlRun struct {
 	staged map[*urlFile]urlStaging
 	next   map[*urlFile]*urlFile
-	gone   tree.Changes // the URLs of sitemaps of files no longer configured
+	gone   changeset.Changes // the URLs of sitemaps of files no longer configured
 }
 
 // state returns the state a URL file is to take at the commit, a copy
@@ -85,6 +86,7 @@ func (u *urlRun) state(x *urlFile) *urlFile {
 // writes nor removes.
 type extras struct {
 	cfg   *config.Config
+	names *outname.Site
 	files []*urlFile      // extra_urls, in the configuration's order
 	apps  map[string]bool // extra_sitemaps on the output tree, by path from its root
 	locs  []string        // extra_sitemaps as <loc>s, sorted
@@ -92,10 +94,10 @@ type extras struct {
 
 // newExtras sets up the URL files and the paths of the apps' sitemaps,
 // from the configuration.
-func newExtras(cfg *config.Config, loc *siteurl.Locator) *extras {
-	x := &extras{cfg: cfg, apps: map[string]bool{}}
+func newExtras(cfg *config.Config, names *outname.Site, loc *siteurl.Locator) *extras {
+	x := &extras{cfg: cfg, names: names, apps: map[string]bool{}}
 	for _, f := range cfg.ExtraURLs {
-		x.files = append(x.files, &urlFile{file: f, name: cfg.ExtraName(f), urls: -1})
+		x.files = append(x.files, &urlFile{file: f, name: names.Extra(f), urls: -1})
 	}
 	for _, raw := range cfg.ExtraSitemaps {
 		l, err := cfg.SiteURL(raw) // checked by config.Load
@@ -113,13 +115,14 @@ func newExtras(cfg *config.Config, loc *siteurl.Locator) *extras {
 	return x
 }
 
-// partName is the file name of a group's part of key: ChunkName's, except
-// that the last part of a group whose sitemap's path is an app's sitemap
-// (extra_sitemaps) is named by config.OwnKey, leaving the app's file alone.
+// partName is the file name of a group's part of key: outname.Chunk's,
+// except that the last part of a group whose sitemap's path is an app's
+// sitemap (extra_sitemaps) is named by outname.OwnKey, leaving the app's
+// file alone.
 func (x *extras) partName(dir, key string) string {
-	name := path.Join(dir, outName(x.cfg, config.ChunkName(x.cfg.SitemapName, key)))
+	name := path.Join(dir, x.names.Out(outname.Chunk(x.names.Sitemap(), key)))
 	if key == "" && x.apps[name] {
-		name = path.Join(dir, outName(x.cfg, config.ChunkName(x.cfg.SitemapName, config.OwnKey)))
+		name = path.Join(dir, x.names.Out(outname.Chunk(x.names.Sitemap(), outname.OwnKey)))
 	}
 	return name
 }
@@ -128,9 +131,9 @@ func (x *extras) partName(dir, key string) string {
 // sitemap how to have it listed instead, when it may be an app's.
 func (x *extras) appHint(err error) error {
 	var fe *publish.ForeignError
-	if errors.As(err, &fe) && config.IsPartName(filepath.Base(fe.Path), x.cfg.SitemapName) {
+	if errors.As(err, &fe) && outname.IsPart(filepath.Base(fe.Path), x.names.Sitemap()) {
 		return fmt.Errorf("%w (if an application writes it, list its URL in extra_sitemaps: sitemapd then lists it in the index and writes the group's own as %s)",
-			err, outName(x.cfg, config.ChunkName(x.cfg.SitemapName, config.OwnKey)))
+			err, x.names.Out(outname.Chunk(x.names.Sitemap(), outname.OwnKey)))
 	}
 	return err
 }
@@ -170,21 +173,21 @@ func (e *Engine) publishURLFiles(r *run) {
 
 // droppedURLs returns, as removed, the URLs that sitemaps of URL files no
 // longer configured list: a full build met them among the outputs (by
-// name, config.IsExtraName), and removes them, as a page's URL goes with
+// name, outname.Extra), and removes them, as a page's URL goes with
 // its file.
-func (e *Engine) droppedURLs(outputs []string) tree.Changes {
+func (e *Engine) droppedURLs(outputs []string) changeset.Changes {
 	var dropped []string
 	for _, p := range outputs {
-		if !strings.Contains(p, "/") && e.cfg.IsExtraName(p) && e.extras.of(p) == nil && !slices.Contains(dropped, p) {
+		if !strings.Contains(p, "/") && e.opts.names.Kind(p) == outname.Extra && e.extras.of(p) == nil && !slices.Contains(dropped, p) {
 			if ok, _ := e.pub.Owned(p); ok {
 				dropped = append(dropped, p)
 			}
 		}
 	}
 	if len(dropped) == 0 {
-		return tree.Changes{}
+		return changeset.Changes{}
 	}
-	return tree.Diff(e.disk.urls(dropped), nil)
+	return changeset.Diff(e.disk.urls(dropped), nil)
 }
 
 // publishURLFile reads one URL file and stages its sitemap's parts, as
@@ -207,7 +210,7 @@ func (e *Engine) publishURLFile(r *run, x *urlFile) {
 		old = e.disk.partsOf("", x.name)
 	}
 	parts, changed, err := e.stageChunks(r, sitemap.Chunks(urls, e.cfg.PartSize), func(key string) string {
-		return outName(e.cfg, config.ChunkName(x.name, key))
+		return e.opts.names.Out(outname.Chunk(x.name, key))
 	})
 	names := partNames(parts)
 	if err != nil {
@@ -223,7 +226,7 @@ func (e *Engine) publishURLFile(r *run, x *urlFile) {
 		} else {
 			published = e.disk.urls(old)
 		}
-		s.changes = tree.Diff(published, urls)
+		s.changes = changeset.Diff(published, urls)
 	}
 	r.urls.staged[x] = s
 	r.stale = append(r.stale, old...)
@@ -288,7 +291,7 @@ func listedLastmods(urls []sitemap.URL) map[string]string {
 }
 
 // owedByURLFiles is what the URL files' staged publishes change.
-func (r *run) owedByURLFiles() tree.Changes {
+func (r *run) owedByURLFiles() changeset.Changes {
 	c := r.urls.gone
 	for _, x := range slices.SortedFunc(maps.Keys(r.urls.staged), byFile) {
 		c.Merge(r.urls.staged[x].changes)
@@ -305,7 +308,7 @@ func (x *extras) of(name string) *urlFile {
 		return nil
 	}
 	for _, f := range x.files {
-		if isPart(x.cfg, name, f.name) {
+		if x.names.PartOf(name, f.name) {
 			return f
 		}
 	}

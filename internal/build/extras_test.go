@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
-	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
 )
 
@@ -166,10 +166,10 @@ func TestURLFileChanges(t *testing.T) {
 		"https://static.test/redate\t2024-01-01",
 		"https://static.test/drop",
 		"https://static.test/undated")
-	var owed []tree.Changes
+	var owed []changeset.Changes
 	var landed []bool // whether the sitemap was rewritten when owe was called
 	sm := filepath.Join(root, "sitemap-urls-shop.xml")
-	e, _ := newEngine(t, cfg, WithChanges(), WithWriteAhead(func(c tree.Changes, _ bool) error {
+	e, _ := newEngine(t, cfg, WithChanges(), WithWriteAhead(func(c changeset.Changes, _ bool) error {
 		owed = append(owed, c)
 		b, _ := os.ReadFile(sm)
 		landed = append(landed, strings.Contains(string(b), "/added"))
@@ -186,7 +186,7 @@ func TestURLFileChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tree.Changes{Added: []string{"https://static.test/added"}, Changed: []string{"https://static.test/redate"}, Removed: []string{"https://static.test/drop"}}
+	want := changeset.Changes{Added: []string{"https://static.test/added"}, Changed: []string{"https://static.test/redate"}, Removed: []string{"https://static.test/drop"}}
 	if len(owed) != 1 || !changesEqual(owed[0], want) || !changesEqual(rep.Changes, want) {
 		t.Errorf("owed %v, reported %v; want %v", owed, rep.Changes, want)
 	}
@@ -198,7 +198,7 @@ func TestURLFileChanges(t *testing.T) {
 	}
 }
 
-func changesEqual(a, b tree.Changes) bool {
+func changesEqual(a, b changeset.Changes) bool {
 	return slices.Equal(a.Added, b.Added) && slices.Equal(a.Changed, b.Changed) && slices.Equal(a.Removed, b.Removed)
 }
 
@@ -322,8 +322,8 @@ func TestURLFileDropped(t *testing.T) {
 	e, _ := newEngine(t, cfg, WithChanges())
 	mustBuild(t, e)
 	cfg = loadConfig(t, baseConfig, root, "extra_sitemaps: [https://static.test/docs/sitemap.xml]\n")
-	var owed tree.Changes
-	e, _ = newEngine(t, cfg, WithChanges(), WithWriteAhead(func(c tree.Changes, _ bool) error { owed.Merge(c); return nil }))
+	var owed changeset.Changes
+	e, _ = newEngine(t, cfg, WithChanges(), WithWriteAhead(func(c changeset.Changes, _ bool) error { owed.Merge(c); return nil }))
 	rep := mustBuild(t, e)
 	want := []string{"https://static.test/one", "https://static.test/two"}
 	if !slices.Equal(owed.Removed, want) || !slices.Equal(rep.Changes.Removed, want) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/feed"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 )
 
@@ -105,7 +106,7 @@ func (e *Engine) removeOldFeeds(r *run) {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if path.Ext(n) != config.FeedExt || n == e.cfg.Feed.Name {
+		if path.Ext(n) != outname.FeedExt || n == e.cfg.Feed.Name {
 			continue
 		}
 		if ok, _ := e.pub.Owned(n); ok {

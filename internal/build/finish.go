@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -81,7 +82,7 @@ func (e *Engine) publishRoot(r *run) {
 			r.errs = append(r.errs, err)
 		}
 	}
-	if r.full || !slices.Equal(r.oldIndex, e.model.indexNames(e.cfg)) {
+	if r.full || !slices.Equal(r.oldIndex, e.model.indexNames(e.opts.names)) {
 		if err := e.publishRobots(r.rep); err != nil {
 			r.errs = append(r.errs, fmt.Errorf("robots.txt: %w", err))
 		}
@@ -104,7 +105,7 @@ func (e *Engine) removeStale(r *run) {
 			r.errs = append(r.errs, err)
 		}
 	}
-	index := e.model.indexNames(e.cfg)
+	index := e.model.indexNames(e.opts.names)
 	removed := map[string]bool{}
 	for _, p := range r.stale {
 		if !removed[p] && !e.claimed(p, index) && !r.kept[e.opts.depth.GroupOf(tree.Parent(p))] {
@@ -156,12 +157,12 @@ func (e *Engine) forgetUnseen(r *run) {
 // unseen returns the pages of the remembered groups a full walk did not
 // meet, and, at an engine's first, of the groups the page store knows: they
 // are gone.
-func (e *Engine) unseen(r *run) tree.Changes {
-	var c tree.Changes
+func (e *Engine) unseen(r *run) changeset.Changes {
+	var c changeset.Changes
 	if mem := e.model.mem; mem != nil {
 		mem.Groups(func(dir string) {
 			if !r.seen[dir] {
-				c.Merge(tree.Compare(mem.Listings(dir), nil, r.now, e.scan.PageLoc))
+				c.Merge(changeset.Compare(mem.Listings(dir), nil, r.now, e.scan.PageLoc))
 			}
 		})
 		c.Merge(e.pages.goneSince(r.seen, r.now))

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
 	"github.com/sitemapd/sitemapd/internal/xsdtest"
@@ -204,7 +205,7 @@ func TestDeterministicAndIdempotent(t *testing.T) {
 		t.Errorf("%d outputs in one place, %d in the other", len(outA), len(outB))
 	}
 	for name, bytesA := range outA {
-		if config.IsPartName(name, cfgA.IndexName) {
+		if outname.IsPart(name, cfgA.IndexName) {
 			continue
 		}
 		if !bytes.Equal(bytesA, outB[name]) {

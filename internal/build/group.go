@@ -10,7 +10,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/changeset"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -134,7 +135,7 @@ func (e *Engine) comparedWith(r *run, dir string, old []string, enc encoded) []s
 	if !r.full || e.model.mem != nil {
 		return old
 	}
-	if (e.guarded() || e.opts.owe != nil) && (enc.changed || hasOtherParts(e.cfg, r.met[dir], enc.names)) {
+	if (e.guarded() || e.opts.owe != nil) && (enc.changed || hasOtherParts(e.opts.names, r.met[dir], enc.names)) {
 		return e.disk.parts(dir)
 	}
 	return enc.names
@@ -173,12 +174,12 @@ func (e *Engine) stagingOf(r *run, g *scan.Group, u *tree.Update, enc encoded) s
 // files: not one URL or lastmod changed (and the same bytes list the same
 // URLs). A group that failed last time may have lost its files with its
 // directory, so it is compared whatever its files say.
-func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, enc encoded, failed bool) (tree.Changes, int) {
+func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, enc encoded, failed bool) (changeset.Changes, int) {
 	if !enc.changed && len(enc.names) == len(old) && !failed {
-		return tree.Changes{}, enc.n
+		return changeset.Changes{}, enc.n
 	}
 	if before := e.model.remembered(g.Dir); before != nil && u != nil && u.View != nil {
-		return tree.Compare(before, u.View, r.now, e.scan.PageLoc), tree.CountListed(before)
+		return changeset.Compare(before, u.View, r.now, e.scan.PageLoc), tree.CountListed(before)
 	}
 	if e.model.mem != nil || e.guarded() || e.opts.owe != nil {
 		if c, n, ok := e.pages.publishedBefore(g.Dir, u, old, r.now); ok {
@@ -188,11 +189,11 @@ func (e *Engine) changesOf(r *run, g *scan.Group, u *tree.Update, old []string, 
 		// symlinks): what it published is in its files, not yet
 		// replaced (the commit comes later).
 		published := e.disk.urls(old)
-		c := tree.Diff(published, g.URLs)
+		c := changeset.Diff(published, g.URLs)
 		c.Dated = datedAmong(g, e.scan.PageLoc, c.Added, c.Changed)
 		return c, len(published)
 	}
-	return tree.Changes{}, enc.n
+	return changeset.Changes{}, enc.n
 }
 
 // noteStaged notes a group's publish, s, whose files are names (staged, or
@@ -313,7 +314,7 @@ func (e *Engine) stageChunks(r *run, chunks []sitemap.Chunk, name func(key strin
 func (e *Engine) publishText(r *run, dir string, chunks []sitemap.Chunk) []string {
 	var names []string
 	for _, c := range chunks {
-		name := path.Join(dir, outName(e.cfg, config.ChunkName(e.cfg.TextName(), c.Key)))
+		name := path.Join(dir, e.opts.names.Out(outname.Chunk(e.opts.names.Text(), c.Key)))
 		names = append(names, name)
 		err := sitemap.Text(c.URLs, func(part []byte) error {
 			stored, changed, err := e.put(r.batch, r.rep, name, part)
@@ -355,9 +356,9 @@ func (e *Engine) claimed(p string, index []string) bool {
 // (met: the outputs there), parts of its sitemap other than names (the
 // walk, or the scan of a separate output tree, saw every output: the
 // directory is not read again).
-func hasOtherParts(cfg *config.Config, met, names []string) bool {
+func hasOtherParts(out *outname.Site, met, names []string) bool {
 	for _, p := range met {
-		if isPart(cfg, path.Base(p), cfg.SitemapName) && !slices.Contains(names, p) {
+		if out.PartOf(path.Base(p), out.Sitemap()) && !slices.Contains(names, p) {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -347,9 +348,9 @@ func TestLeftOutCounted(t *testing.T) {
 // update and for a full build that finds a group gone.
 func TestWriteAheadComesFirst(t *testing.T) {
 	root := site(t, "index.html", "docs/a.html", "blog/b.html")
-	var calls []tree.Changes
+	var calls []changeset.Changes
 	var onDisk []string
-	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithWriteAhead(func(c tree.Changes, files bool) error {
+	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithWriteAhead(func(c changeset.Changes, files bool) error {
 		calls = append(calls, c)
 		b, _ := os.ReadFile(filepath.Join(root, "docs", "sitemap.xml"))
 		onDisk = append(onDisk, string(b))
@@ -405,9 +406,9 @@ func TestCountedChanges(t *testing.T) {
 	want := mustBuild(t, keeps).Changes
 
 	urls := false
-	var owed tree.Changes
+	var owed changeset.Changes
 	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithChangeURLs(func() bool { return urls }),
-		WithWriteAhead(func(c tree.Changes, _ bool) error { owed = c; return nil }))
+		WithWriteAhead(func(c changeset.Changes, _ bool) error { owed = c; return nil }))
 	rep := mustBuild(t, e)
 	if len(rep.Changes.Added)+len(owed.Added) != 0 {
 		t.Errorf("first build kept URLs: reported %v, wrote ahead %v", rep.Changes.Added, owed.Added)
@@ -440,8 +441,8 @@ func TestUnrecordedPublishLandsNothing(t *testing.T) {
 	root := site(t, "index.html", "docs/a.html", "blog/b.html")
 	ledgerDown := errors.New("no space left on device")
 	var failing bool
-	var owed tree.Changes
-	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithWriteAhead(func(c tree.Changes, _ bool) error {
+	var owed changeset.Changes
+	e, _ := newEngine(t, loadConfig(t, baseConfig, root, ""), WithChanges(), WithWriteAhead(func(c changeset.Changes, _ bool) error {
 		if failing {
 			return ledgerDown
 		}
@@ -450,7 +451,7 @@ func TestUnrecordedPublishLandsNothing(t *testing.T) {
 	}))
 	mustBuild(t, e)
 	before := outputs(t, e.cfg, root)
-	owed = tree.Changes{}
+	owed = changeset.Changes{}
 
 	failing = true
 	mustWrite(t, filepath.Join(root, "docs", "new.html"), defaultMTime)
@@ -478,7 +479,7 @@ func TestUnrecordedPublishLandsNothing(t *testing.T) {
 	if _, err := e.Rebuild(context.Background(), e.Failed()); err != nil {
 		t.Fatal(err)
 	}
-	want := tree.Changes{Added: []string{"https://static.test/docs/new.html"}, Removed: []string{"https://static.test/blog/b.html"}}
+	want := changeset.Changes{Added: []string{"https://static.test/docs/new.html"}, Removed: []string{"https://static.test/blog/b.html"}}
 	if !slices.Equal(owed.Added, want.Added) || !slices.Equal(owed.Removed, want.Removed) {
 		t.Errorf("the retry owed %+v, want %+v", owed, want)
 	}

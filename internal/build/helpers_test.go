@@ -27,6 +27,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
@@ -203,7 +204,7 @@ func outputs(t testing.TB, cfg *config.Config, dir string) map[string][]byte {
 // textOutputs reads the text sitemaps under dir, and the record of them.
 func textOutputs(t testing.TB, cfg *config.Config, dir string) map[string][]byte {
 	t.Helper()
-	out := outputsNamed(t, dir, cfg.TextName())
+	out := outputsNamed(t, dir, cfg.OutputNames().Text())
 	if b, err := os.ReadFile(filepath.Join(dir, textrecord.Name)); err == nil {
 		out[textrecord.Name] = b
 	}
@@ -218,7 +219,7 @@ func outputsNamed(t testing.TB, dir string, names ...string) map[string][]byte {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && slices.ContainsFunc(names, func(n string) bool { return config.IsPartName(d.Name(), n) }) {
+		if d.Type().IsRegular() && slices.ContainsFunc(names, func(n string) bool { return outname.IsPart(d.Name(), n) }) {
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
@@ -281,7 +282,7 @@ func checkIndexes(t testing.TB, cfg *config.Config, dir string, outs map[string]
 	t.Helper()
 	masked, listed = map[string][]byte{}, map[string]bool{}
 	for name, raw := range outs {
-		if !config.IsPartName(filepath.Base(name), cfg.IndexName) {
+		if !outname.IsPart(filepath.Base(name), cfg.IndexName) {
 			continue
 		}
 		if strings.Contains(name, "/") {

@@ -18,7 +18,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
-	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/robots"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -28,7 +28,7 @@ import (
 // the index, the files beside it (IndexNow key files, the stylesheet) and
 // robots.txt's Sitemap lines.
 
-// builtinStylesheet is written as config.StylesheetFile at the root of the
+// builtinStylesheet is written as outname.StylesheetName at the root of the
 // output with `stylesheet: builtin`.
 //
 //go:embed sitemap.xsl
@@ -51,7 +51,7 @@ func (e *Engine) publishIndex(rep *Report) error {
 	n := 0
 	err := e.enc.Index(refs, func(part []byte) error {
 		n++
-		_, _, err := e.put(batch, rep, outName(e.cfg, config.PartName(e.cfg.IndexName, n)), part)
+		_, _, err := e.put(batch, rep, e.opts.names.Out(outname.Part(e.opts.names.Index(), n)), part)
 		return err
 	})
 	if err != nil {
@@ -101,13 +101,13 @@ func (e *Engine) appendRefs(refs []sitemap.Ref, names []string, landed []part, e
 // under base_url, are left out.
 func (e *Engine) indexedParts() []string {
 	var names []string
-	for loc := range e.disk.urls(e.disk.partsOf("", e.cfg.IndexName)) {
+	for loc := range e.disk.urls(e.disk.partsOf("", e.opts.names.Index())) {
 		p, ok := e.loc.SitePath(loc)
 		if !ok {
 			continue
 		}
 		name, err := url.PathUnescape(strings.TrimPrefix(p, "/"))
-		if err == nil && config.IsPartName(path.Base(name), e.cfg.SitemapName) && name == path.Clean(name) {
+		if err == nil && outname.IsPart(path.Base(name), e.opts.names.Sitemap()) && name == path.Clean(name) {
 			names = append(names, name)
 		}
 	}
@@ -117,7 +117,7 @@ func (e *Engine) indexedParts() []string {
 // IndexURLs returns the URLs of the published index files.
 func (e *Engine) IndexURLs() []string {
 	var urls []string
-	for _, n := range e.model.indexNames(e.cfg) {
+	for _, n := range e.model.indexNames(e.opts.names) {
 		urls = append(urls, e.loc.File(n))
 	}
 	return urls
@@ -133,7 +133,7 @@ func (e *Engine) publishExtras(rep *Report) error {
 		files[name] = []byte(key)
 	}
 	if e.cfg.Stylesheet == "builtin" {
-		files[config.StylesheetFile] = builtinStylesheet
+		files[outname.StylesheetName] = builtinStylesheet
 	}
 	if len(files) == 0 {
 		return nil
@@ -169,7 +169,7 @@ func (e *Engine) publishRobots(rep *Report) error {
 	if !e.cfg.RobotsTxt {
 		return nil
 	}
-	const name = config.RobotsFile
+	const name = outname.RobotsName
 	abs := filepath.Join(e.opts.outDir, name)
 	old, mode, ok, err := e.readRobots(abs)
 	if !ok {
@@ -195,7 +195,7 @@ func (e *Engine) publishRobots(rep *Report) error {
 // nil when there is none; not ok (with the error, if any, to report) when
 // it is not to be edited, which it logs.
 func (e *Engine) readRobots(abs string) (old []byte, mode fs.FileMode, ok bool, err error) {
-	const name = config.RobotsFile
+	const name = outname.RobotsName
 	st, err := e.pub.Stat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -232,5 +232,5 @@ func (e *Engine) isIndexURL(u string) bool {
 		return false
 	}
 	name, err := url.PathUnescape(p[1:])
-	return err == nil && !strings.Contains(name, "/") && config.IsPartName(name, e.cfg.IndexName)
+	return err == nil && !strings.Contains(name, "/") && outname.IsPart(name, e.opts.names.Index())
 }

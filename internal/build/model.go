@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/feed"
 	"github.com/sitemapd/sitemapd/internal/hreflang"
 	"github.com/sitemapd/sitemapd/internal/news"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/textrecord"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -175,10 +175,10 @@ func (m *published) claims(p string) bool {
 }
 
 // indexNames lists the index files of the last publish.
-func (m *published) indexNames(cfg *config.Config) []string {
+func (m *published) indexNames(out *outname.Site) []string {
 	names := make([]string, m.indexParts)
 	for i := range names {
-		names[i] = outName(cfg, config.PartName(cfg.IndexName, i+1))
+		names[i] = out.Out(outname.Part(out.Index(), i+1))
 	}
 	return names
 }

@@ -9,13 +9,14 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/news"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 // The Google News sitemap (news.publication): the articles published in
-// the last 48 hours, at the root of the output as config.NewsName and its
+// the last 48 hours, at the root of the output as outname.Site.News and its
 // parts of 1,000 URLs, listed in the index. Each group keeps the articles
 // of its pages that are fresh or still to come (group.news, taken when its
 // publish is encoded and kept once its files land); the sitemap is made of
@@ -132,7 +133,7 @@ func (e *Engine) publishNews(r *run) error {
 	batch := e.pub.Begin()
 	var errs []error
 	for i, d := range docs {
-		names[i] = outName(e.cfg, config.PartName(e.cfg.NewsName(), i+1))
+		names[i] = e.opts.names.Out(outname.Part(e.opts.names.News(), i+1))
 		if _, _, err := e.put(batch, r.rep, names[i], d); err != nil {
 			batch.Abort()
 			n.failed(r.now)

@@ -4,7 +4,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -14,28 +16,30 @@ import (
 // them: keeping them apart from the state that changes is what lets the
 // Engine stay a coordinator.
 type options struct {
-	owe     func(tree.Changes, bool) error // WithWriteAhead; nil: nobody is owed
-	urls    func() bool                    // WithChangeURLs
-	force   bool                           // WithForce: no shrink guard
-	changes bool                           // WithChanges: the engine remembers the tree
-	dry     bool                           // WithDryRun: the outputs are a plan (dryRun)
-	every   time.Duration                  // WithProgress: how often a long walk logs
-	defers  bool                           // WithDeferredPrints
-	fleet   Fleet                          // WithFleet (fleet.go); nil: no fleet
+	owe     func(changeset.Changes, bool) error // WithWriteAhead; nil: nobody is owed
+	urls    func() bool                         // WithChangeURLs
+	force   bool                                // WithForce: no shrink guard
+	changes bool                                // WithChanges: the engine remembers the tree
+	dry     bool                                // WithDryRun: the outputs are a plan (dryRun)
+	every   time.Duration                       // WithProgress: how often a long walk logs
+	defers  bool                                // WithDeferredPrints
+	fleet   Fleet                               // WithFleet (fleet.go); nil: no fleet
 
 	now     func() time.Time               // time.Now; a seam for tests of time (withClock)
 	openDir func(string) (*os.File, error) // os.Open; a seam for fault tests
 
 	outDir   string            // the output root
-	keyFiles map[string]string // IndexNow key file name -> key
+	names    *outname.Site     // the outputs' names (package outname)
+	keyFiles map[string]string // IndexNow key file name -> key (names.KeyFiles)
 	depth    tree.Depth
 }
 
 // newOptions returns the options of an Engine for cfg before its Options.
 func newOptions(cfg *config.Config) options {
+	names := cfg.OutputNames()
 	return options{
 		every: 5 * time.Second, now: time.Now, openDir: os.Open,
-		outDir: cfg.OutputRoot(), keyFiles: cfg.KeyFiles(), depth: tree.Depth(cfg.Depth),
+		outDir: cfg.OutputRoot(), names: names, keyFiles: names.KeyFiles(), depth: tree.Depth(cfg.Depth),
 	}
 }
 
@@ -57,13 +61,13 @@ func WithChanges() Option { return func(e *Engine) { e.opts.changes = true } }
 // less. An error owe returns is reported with the publish, whose files
 // land all the same: a state directory that cannot be written must not
 // stop the sitemaps.
-func WithWriteAhead(owe func(changes tree.Changes, files bool) error) Option {
+func WithWriteAhead(owe func(changes changeset.Changes, files bool) error) Option {
 	return func(e *Engine) { e.opts.owe = owe }
 }
 
 // WithChangeURLs has a publish keep the URLs of its changes only if want,
 // asked as it begins, says someone is to be told of them; otherwise its
-// Report's Changes are only counted (tree.Changes.Counted), and so are
+// Report's Changes are only counted (changeset.Changes.Counted), and so are
 // what WithWriteAhead's function is given. Without it every publish keeps
 // them.
 func WithChangeURLs(want func() bool) Option { return func(e *Engine) { e.opts.urls = want } }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/sitemap"
@@ -113,7 +114,7 @@ func newEncoder(cfg *config.Config, loc *siteurl.Locator) *encoder {
 	c := &encoder{gzip: cfg.Gzip}
 	c.Stylesheet = cfg.Stylesheet
 	if cfg.Stylesheet == "builtin" {
-		c.Stylesheet = loc.File(config.StylesheetFile)
+		c.Stylesheet = loc.File(outname.StylesheetName)
 	}
 	return c
 }
@@ -161,7 +162,7 @@ func (e *Engine) put(batch *publish.Batch, rep *Report, name string, data []byte
 // comment near their start (looking inside gzip files), or, for the files
 // that have no room for one, by what they must hold.
 func (e *Engine) owned(name string, head []byte) bool {
-	if name == config.RobotsFile {
+	if name == outname.RobotsName {
 		// The site's own file, which robots_txt asks sitemapd to edit
 		// (publishRobots keeps every byte that is not its lines).
 		return e.cfg.RobotsTxt
@@ -174,7 +175,7 @@ func (e *Engine) owned(name string, head []byte) bool {
 	if name == textrecord.Name {
 		return textrecord.IsRecord(head)
 	}
-	if config.IsPartName(path.Base(name), e.cfg.TextName()) {
+	if outname.IsPart(path.Base(name), e.opts.names.Text()) {
 		return e.model.text.Owns(name)
 	}
 	if strings.HasSuffix(name, ".gz") {
@@ -192,20 +193,6 @@ func (e *Engine) owned(name string, head []byte) bool {
 // notOwned says why a file in the way is not sitemapd's.
 const notOwned = "it was not written by sitemapd (no generator marker in it, or, for a text sitemap, not in " + textrecord.Name + ")"
 
-// outName adds ".gz" when gzip is on.
-func outName(cfg *config.Config, name string) string {
-	if cfg.Gzip {
-		return name + ".gz"
-	}
-	return name
-}
-
-// isPart reports whether file is a part of the output called base as
-// written now (gzipped or not, as configured).
-func isPart(cfg *config.Config, file, base string) bool {
-	return file == outName(cfg, strings.TrimSuffix(file, ".gz")) && config.IsPartName(file, base)
-}
-
 // scanOutputs lists sitemapd's files in a separate output directory.
 func (e *Engine) scanOutputs() (own, temps []string, err error) {
 	err = filepath.WalkDir(e.opts.outDir, func(p string, d fs.DirEntry, err error) error {
@@ -219,7 +206,7 @@ func (e *Engine) scanOutputs() (own, temps []string, err error) {
 			return nil
 		case publish.IsTemp(d.Name()):
 			temps = append(temps, rel)
-		case e.scan.Filter().IsOutput(d.Name()):
+		case e.opts.names.Kind(d.Name()).Parted():
 			own = append(own, rel)
 		}
 		return nil

@@ -3,6 +3,7 @@ package build
 import (
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
@@ -18,22 +19,22 @@ import (
 // empty). ok is false when the files are there, the store knows nothing
 // of the group, or the group is not viewed as listings (it follows
 // symlinks).
-func (ps *pageCache) publishedBefore(dir string, u *tree.Update, old []string, now time.Time) (tree.Changes, int, bool) {
+func (ps *pageCache) publishedBefore(dir string, u *tree.Update, old []string, now time.Time) (changeset.Changes, int, bool) {
 	if len(old) > 0 || u == nil || u.View == nil {
-		return tree.Changes{}, 0, false
+		return changeset.Changes{}, 0, false
 	}
 	known := ps.knownOf(dir)
 	if len(known) == 0 {
-		return tree.Changes{}, 0, false
+		return changeset.Changes{}, 0, false
 	}
-	return tree.Compare(known, u.View, now, ps.scan.PageLoc), tree.CountListed(known), true
+	return changeset.Compare(known, u.View, now, ps.scan.PageLoc), tree.CountListed(known), true
 }
 
 // goneSince returns the pages of the groups the store knows and a full
 // walk did not meet (seen), nor memory holds (their removal is memory's
 // to report): a release that drops a whole section. Only the store found
 // at start is asked, so only the first full walk of an engine owes them.
-func (ps *pageCache) goneSince(seen map[string]bool, now time.Time) tree.Changes {
+func (ps *pageCache) goneSince(seen map[string]bool, now time.Time) changeset.Changes {
 	byGroup := map[string]map[string]*tree.Listing{}
 	ps.old.Each(func(d string, l *tree.Listing) {
 		g := ps.depth.GroupOf(d)
@@ -45,9 +46,9 @@ func (ps *pageCache) goneSince(seen map[string]bool, now time.Time) tree.Changes
 		}
 		byGroup[g][d] = l
 	})
-	var c tree.Changes
+	var c changeset.Changes
 	for _, listings := range byGroup {
-		c.Merge(tree.Compare(listings, nil, now, ps.scan.PageLoc))
+		c.Merge(changeset.Compare(listings, nil, now, ps.scan.PageLoc))
 	}
 	return c
 }

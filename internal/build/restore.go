@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 )
 
 // A deploy that mirrors a tree over the document root (rsync -a --delete
@@ -22,15 +23,7 @@ import (
 // files too), an IndexNow key file, the built-in stylesheet or the feed.
 // Temp files are not: they come and go with every publish
 // (watch.Options.Own).
-func (e *Engine) OwnsName(name string) bool {
-	if e.scan.Filter().IsOutput(name) {
-		return true
-	}
-	if _, ok := e.opts.keyFiles[name]; ok {
-		return true
-	}
-	return (e.cfg.Stylesheet == "builtin" && name == config.StylesheetFile) || (e.cfg.Feed.Name != "" && name == e.cfg.Feed.Name)
-}
+func (e *Engine) OwnsName(name string) bool { return e.opts.names.Kind(name).Owned() }
 
 // Lost lists, sorted, the groups whose published files are missing from
 // the given directories (relative to the output root): a group whose
@@ -44,7 +37,7 @@ func (e *Engine) Lost(dirs []string) []string {
 		if g := e.model.groups[d]; g != nil && (e.disk.missing(g.parts) || e.disk.missing(g.textParts)) {
 			lost[d] = true
 		}
-		if d == "" && e.disk.missing(append(rootFiles(e.cfg, e.model.indexNames(e.cfg), e.opts.keyFiles), e.news.names...)) {
+		if d == "" && e.disk.missing(append(rootFiles(e.cfg, e.model.indexNames(e.opts.names), e.opts.keyFiles), e.news.names...)) {
 			lost[""] = true
 		}
 	}
@@ -85,7 +78,7 @@ func rootFiles(cfg *config.Config, index []string, keyFiles map[string]string) [
 		names = append(names, name)
 	}
 	if cfg.Stylesheet == "builtin" {
-		names = append(names, config.StylesheetFile)
+		names = append(names, outname.StylesheetName)
 	}
 	return names
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/feed"
 	"github.com/sitemapd/sitemapd/internal/news"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
@@ -45,7 +46,7 @@ type run struct {
 	dropped      tree.Tally
 	deleted      map[string]bool // URLs listed before whose pages are gone
 	left         scan.LeftOut
-	gone         tree.Changes // a full walk's pages of groups it did not meet
+	gone         changeset.Changes // a full walk's pages of groups it did not meet
 
 	urls urlRun // the extra_urls files' publishes (extras.go)
 	alts altRun // its stage of the hreflang graph (hreflang.go)
@@ -60,7 +61,7 @@ type run struct {
 // the publish read, for the page store, which describes files, not
 // sitemaps: they go to it whatever the commit does.
 type staging struct {
-	changes tree.Changes
+	changes changeset.Changes
 	upd     *tree.Update // nil without memory
 	urls    int
 	due     int64
@@ -78,7 +79,7 @@ func (e *Engine) begin(full bool) *run {
 	return &run{alts: newAltRun(e.model.alts, full, rep),
 		full: full, start: now, now: now, batch: e.pub.Begin(), rep: rep, judged: &judged{l: &rep.Lastmods},
 		staged: map[string]staging{}, next: map[string]*group{}, seen: map[string]bool{}, kept: map[string]bool{},
-		oldIndex: e.model.indexNames(e.cfg), digests: map[string]uint64{},
+		oldIndex: e.model.indexNames(e.opts.names), digests: map[string]uint64{},
 		// Nothing remembers or is told of a build's changes: kept until
 		// the commit, their URLs would keep every URL of the site alive.
 		counted: (e.model.mem == nil && e.opts.owe == nil) || (e.opts.urls != nil && !e.opts.urls()),

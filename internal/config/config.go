@@ -3,7 +3,6 @@ package config
 import (
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -32,7 +31,7 @@ type Config struct {
 	Depth int `yaml:"depth"`
 	// SitemapName is the file name of each group's sitemap. A group larger
 	// than PartSize is written in parts: the last one by this name, the
-	// others named by a key before the extension (ChunkName).
+	// others named by a key before the extension (outname.Chunk).
 	SitemapName string `yaml:"sitemap_name"`
 	// PartSize is about how many URLs a sitemap part holds: parts are cut
 	// where a URL's hash says (sitemap.Chunks), so that one change rewrites
@@ -95,7 +94,7 @@ type Config struct {
 	ExtraSitemaps []string `yaml:"extra_sitemaps"`
 	// ExtraURLs are files of URLs (one a line, optionally a tab and a W3C
 	// date), each published as a sitemap of its own at the root of the
-	// output, named by ExtraName. Absolute after Load.
+	// output, named by outname.Site.Extra. Absolute after Load.
 	ExtraURLs []string `yaml:"extra_urls"`
 
 	// StateDir holds what the notifier still owes each endpoint and the
@@ -121,12 +120,6 @@ func (c *Config) OutputRoot() string {
 
 // TextSitemaps reports whether text sitemaps are written.
 func (c *Config) TextSitemaps() bool { return slices.Contains(c.Formats, "txt") }
-
-// TextName is the file name of a group's text sitemap: SitemapName with
-// .txt for .xml. Its parts are named as PartName says.
-func (c *Config) TextName() string {
-	return strings.TrimSuffix(c.SitemapName, path.Ext(c.SitemapName)) + ".txt"
-}
 
 // Pages says which files are pages and how they map to URLs.
 type Pages struct {
@@ -217,11 +210,6 @@ type Feed struct {
 	Entries int    `yaml:"entries"`
 }
 
-// FeedExt is the extension a feed's name must have: web servers serve it
-// as application/atom+xml (nginx's mime.types does), and it tells the
-// feed apart from every other output, which end in .xml, .txt or .xsl.
-const FeedExt = ".atom"
-
 // MaxFeedEntries bounds feed.entries: a feed is the recent changes, which
 // readers poll often; the sitemaps list everything.
 const MaxFeedEntries = 1000
@@ -279,37 +267,6 @@ const (
 	// Search Console API and read back Google's view of them.
 	SearchConsole EndpointKind = "searchconsole"
 )
-
-// KeyFile is the name of an IndexNow endpoint's key file, which sitemapd
-// publishes at the root of the output (holding the key) and names as
-// keyLocation; "" for other kinds.
-func (e Endpoint) KeyFile() string {
-	if e.Kind != IndexNow {
-		return ""
-	}
-	return e.Key + ".txt"
-}
-
-// KeyFiles maps the file name of each IndexNow endpoint's key file to its
-// key.
-func (c *Config) KeyFiles() map[string]string {
-	files := map[string]string{}
-	for _, ep := range c.Notify.Endpoints {
-		if kf := ep.KeyFile(); kf != "" {
-			files[kf] = ep.Key
-		}
-	}
-	return files
-}
-
-// StylesheetFile is the name of the built-in stylesheet that `stylesheet:
-// builtin` writes at the root of the output.
-const StylesheetFile = "sitemap.xsl"
-
-// RobotsFile is the name of robots.txt, at the root of the document root
-// (whose rules decide which pages are listed) and of the output (where
-// robots_txt keeps the Sitemap lines).
-const RobotsFile = "robots.txt"
 
 // Log configures logging.
 type Log struct {

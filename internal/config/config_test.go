@@ -48,7 +48,7 @@ func TestFullConfig(t *testing.T) {
 		*c.Pages.Rules[0].Priority != 1 || c.Pages.FollowSymlinks || len(c.Pages.IgnoreNames) != 1 ||
 		c.Pages.NoIndex || c.Pages.Canonical || c.Pages.Hreflang ||
 		c.Notify.Timeout != 3*time.Second || c.Notify.Attempts != 2 || c.Notify.MaxBackoff != time.Minute ||
-		c.Stylesheet != "builtin" || !c.TextSitemaps() || c.TextName() != "map.txt" ||
+		c.Stylesheet != "builtin" || !c.TextSitemaps() || c.OutputNames().Text() != "map.txt" ||
 		c.Feed != (Feed{Name: "changes.atom", Entries: 50}) {
 		t.Errorf("decoded %+v", c)
 	}
@@ -241,31 +241,6 @@ func TestSchedules(t *testing.T) {
 	}
 }
 
-func TestPartNames(t *testing.T) {
-	if got := PartName("sitemap.xml", 1); got != "sitemap.xml" {
-		t.Errorf("part 1 = %q", got)
-	}
-	if got := PartName("sitemap.xml", 12); got != "sitemap-12.xml" {
-		t.Errorf("part 12 = %q", got)
-	}
-	if got := ChunkName("sitemap.xml", "0123456789ab"); got != "sitemap-0123456789ab.xml" || ChunkName("sitemap.xml", "") != "sitemap.xml" {
-		t.Errorf("chunk names: %q", got)
-	}
-	for file, want := range map[string]bool{
-		"sitemap.xml": true, "sitemap-2.xml": true, "sitemap-10.xml.gz": true, "sitemap.xml.gz": true,
-		"sitemap-1.xml": false, "sitemap-02.xml": false, "sitemap-x.xml": false, "sitemap-2.xml.bak": false,
-		"sitemap_index.xml": false, "mysitemap.xml": false,
-		"sitemap-0123456789ab.xml": true, "sitemap-0123456789ab.xml.gz": true,
-		"sitemap-0123456789AB.xml": false, "sitemap-0123456789a.xml": false, "sitemap-0123456789abc.xml": false,
-		"sitemap-.xml": false, "sitemap-xml": false, "sitemap-": false, "sitemap": false, "": false, "sitemap-2": false,
-		"sitemap-sitemapd.xml": true, "sitemapX2.xml": false,
-	} {
-		if got := IsPartName(file, "sitemap.xml"); got != want {
-			t.Errorf("IsPartName(%q) = %v, want %v", file, got, want)
-		}
-	}
-}
-
 // TestShippedConfig loads configs/sitemapd.yaml: as shipped it is refused
 // until root and base_url are set, naming both; once they are, it is
 // valid. It must not ship a retired ping URL, nor set state_dir (whose
@@ -304,34 +279,6 @@ func TestShippedConfig(t *testing.T) {
 		if strings.Contains(s, retired) {
 			t.Errorf("it ships the retired ping URL %s", retired)
 		}
-	}
-}
-
-func TestExtraNames(t *testing.T) {
-	c := Default()
-	for file, want := range map[string]string{
-		"/etc/sitemapd/example.com.urls": "sitemap-urls-example.com.xml",
-		"/srv/shop urls.txt":             "sitemap-urls-shop-urls.xml",
-		"/srv/.urls":                     "sitemap-urls-urls.xml",
-		"/srv/list":                      "sitemap-urls-list.xml",
-	} {
-		name := c.ExtraName(file)
-		if name != want {
-			t.Errorf("ExtraName(%q) = %q, want %q", file, name, want)
-		}
-		// Never a part of a group's sitemap nor of the index: the names
-		// sitemapd gives its other outputs.
-		if IsPartName(name, c.SitemapName) || IsPartName(name, c.IndexName) || !c.IsExtraName(name) || !c.IsExtraName(name+".gz") {
-			t.Errorf("%s: named like another output, or not known as an extra", name)
-		}
-	}
-	for _, name := range []string{"sitemap.xml", "sitemap-urls-.xml", "sitemap-0123456789ab.xml", "sitemap_index.xml", "sitemap-urls-a.txt"} {
-		if c.IsExtraName(name) {
-			t.Errorf("IsExtraName(%q) is true", name)
-		}
-	}
-	if !IsPartName("sitemap-sitemapd.xml", "sitemap.xml") || ChunkName("sitemap.xml", OwnKey) != "sitemap-sitemapd.xml" {
-		t.Error("the displaced part's name is not a part of sitemap_name")
 	}
 }
 

@@ -8,48 +8,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/sitemapd/sitemapd/internal/outname"
 )
-
-// OwnKey names the last part of a group's sitemap when an application's
-// sitemap, listed in extra_sitemaps, sits where that part would be
-// ("shop/sitemap.xml"): sitemapd leaves the app's file alone and writes
-// its own as ChunkName(sitemap_name, OwnKey), "shop/sitemap-sitemapd.xml".
-// IsPartName knows it, so every part of a group is found the same way.
-const OwnKey = "sitemapd"
-
-// extraInfix is what ExtraName puts between sitemap_name's stem and an
-// extra_urls file's name: "urls-" starts with a letter that is no hex
-// digit, so no name of an extra is a part of sitemap_name's (IsPartName).
-const extraInfix = "-urls-"
-
-// ExtraName is the file name of the sitemap published, at the root of the
-// output, for the extra_urls file at path: sitemap_name's stem, "-urls-"
-// and the file's base name without its extension, characters other than
-// letters, digits, '.', '_' and '-' made '-' ("/etc/sitemapd/shop.urls"
-// gives "sitemap-urls-shop.xml"). Its parts are named as ChunkName says.
-func (c *Config) ExtraName(file string) string {
-	base := filepath.Base(file)
-	stem := strings.TrimSuffix(base, filepath.Ext(base))
-	if stem == "" {
-		stem = strings.TrimPrefix(base, ".")
-	}
-	clean := []byte(stem)
-	for i, b := range clean {
-		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '.' || b == '_' || b == '-') {
-			clean[i] = '-'
-		}
-	}
-	return strings.TrimSuffix(c.SitemapName, path.Ext(c.SitemapName)) + extraInfix + string(clean) + ".xml"
-}
-
-// IsExtraName reports whether a base name is named like the sitemap of an
-// extra_urls file, or some part of one, gzipped or not, whichever file:
-// so that one whose file left the configuration is found and removed.
-func (c *Config) IsExtraName(name string) bool {
-	name = strings.TrimSuffix(name, ".gz")
-	prefix := strings.TrimSuffix(c.SitemapName, path.Ext(c.SitemapName)) + extraInfix
-	return len(name) > len(prefix)+len(".xml") && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".xml")
-}
 
 // SiteURL checks a URL a user gave for a page or a sitemap of this site
 // (extra_sitemaps, and the lines of extra_urls files) and returns it as a
@@ -105,6 +66,7 @@ func (c *Config) checkExtraSitemaps(bad badFunc) {
 	base, err := url.Parse(c.BaseURL)
 	baseOK := err == nil && (base.Scheme == "http" || base.Scheme == "https") && base.Host != "" && strings.HasSuffix(c.BaseURL, "/")
 	seen := map[string]int{}
+	names := c.OutputNames()
 	for i, raw := range c.ExtraSitemaps {
 		key := fmt.Sprintf("extra_sitemaps[%d]", i)
 		if !baseOK {
@@ -125,13 +87,13 @@ func (c *Config) checkExtraSitemaps(bad badFunc) {
 		switch {
 		case rel == "" || strings.HasSuffix(rel, "/"):
 			bad(key, "%q names a directory, not a sitemap file", raw)
-		case dir == "" && IsPartName(name, c.IndexName):
+		case dir == "" && outname.IsPart(name, c.IndexName):
 			bad(key, "%q is sitemapd's own index (index_name %q): it would list itself", raw, c.IndexName)
 		case dir == "" && c.Feed.Name != "" && name == c.Feed.Name:
 			bad(key, "%q is sitemapd's own feed (feed.name %q)", raw, c.Feed.Name)
-		case dir == "" && c.IsExtraName(name):
-			bad(key, "%q is named like the sitemap of an extra_urls file (%s*.xml), which sitemapd writes", raw, strings.TrimSuffix(c.SitemapName, ".xml")+extraInfix)
-		case IsPartName(name, c.SitemapName) && strings.TrimSuffix(name, ".gz") != c.SitemapName:
+		case dir == "" && names.Kind(name) == outname.Extra:
+			bad(key, "%q is named like the sitemap of an extra_urls file (%s), which sitemapd writes", raw, names.ExtraPattern())
+		case outname.IsPart(name, c.SitemapName) && strings.TrimSuffix(name, ".gz") != c.SitemapName:
 			bad(key, "%q is named like a part of sitemapd's own sitemaps (sitemap_name %q)", raw, c.SitemapName)
 		}
 	}
@@ -141,6 +103,7 @@ func (c *Config) checkExtraSitemaps(bad badFunc) {
 // file in a directory, published under a name of its own.
 func (c *Config) checkExtraURLs(bad badFunc) {
 	names := map[string]int{}
+	out := c.OutputNames()
 	for i, f := range c.ExtraURLs {
 		key := fmt.Sprintf("extra_urls[%d]", i)
 		if !namesFile(f) {
@@ -152,13 +115,13 @@ func (c *Config) checkExtraURLs(bad badFunc) {
 		} else if !st.IsDir() {
 			bad(key, "%s is not a directory", filepath.Dir(f))
 		}
-		name := c.ExtraName(f)
+		name := out.Extra(f)
 		for other, j := range names {
-			if IsPartName(name, other) || IsPartName(other, name) {
+			if outname.IsPart(name, other) || outname.IsPart(other, name) {
 				bad(key, "%s would publish its URLs as %s, like extra_urls[%d] (%s): rename one of the files", f, name, j, c.ExtraURLs[j])
 			}
 		}
-		if IsPartName(c.IndexName, name) {
+		if outname.IsPart(c.IndexName, name) {
 			bad(key, "%s would publish its URLs as %s, index_name's file", f, name)
 		}
 		names[name] = i

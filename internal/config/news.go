@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/sitemapd/sitemapd/internal/outname"
 )
 
 // News configures the Google News sitemap (package news): the pages whose
@@ -44,20 +44,6 @@ type NewsPublication struct {
 // On reports whether the news sitemap is written.
 func (n *News) On() bool { return n.Publication.Name != "" }
 
-// newsInfix is what NewsName puts after sitemap_name's stem: "news"
-// starts with a letter that is no hex digit, so no part of the news
-// sitemap is a part of sitemap_name's (IsPartName), and none is an
-// extra_urls file's ("-urls-").
-const newsInfix = "-news"
-
-// NewsName is the file name of the news sitemap, at the root of the
-// output: sitemap_name's stem and "-news.xml" ("sitemap-news.xml"); past
-// 1,000 articles its parts are named as PartName says
-// ("sitemap-news-2.xml").
-func (c *Config) NewsName() string {
-	return strings.TrimSuffix(c.SitemapName, path.Ext(c.SitemapName)) + newsInfix + ".xml"
-}
-
 // newsLanguageRE is the language Google's news schema (sitemap-news.xsd)
 // accepts: an ISO 639 code of 2 or 3 letters, or zh-cn or zh-tw.
 var newsLanguageRE = regexp.MustCompile(`^(zh-cn|zh-tw|[a-z]{2,3})$`)
@@ -73,11 +59,12 @@ func (c *Config) checkNews(bad badFunc) {
 		return
 	}
 	checkPublication("news.publication", n.Publication, bad)
-	if name := c.NewsName(); c.IndexName != "" && (IsPartName(c.IndexName, name) || IsPartName(name, c.IndexName)) {
+	name := c.OutputNames().News()
+	if c.IndexName != "" && (outname.IsPart(c.IndexName, name) || outname.IsPart(name, c.IndexName)) {
 		bad("index_name", "%q clashes with the news sitemap's name %q (sitemap_name's stem and -news.xml)", c.IndexName, name)
 	}
 	for i, raw := range c.ExtraSitemaps {
-		if loc, err := c.SiteURL(raw); err == nil && IsPartName(strings.TrimPrefix(loc, c.BaseURL), c.NewsName()) {
+		if loc, err := c.SiteURL(raw); err == nil && outname.IsPart(strings.TrimPrefix(loc, c.BaseURL), name) {
 			bad(fmt.Sprintf("extra_sitemaps[%d]", i), "%q is where sitemapd writes the news sitemap (news.publication is set)", raw)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sitemapd/sitemapd/internal/outname"
 )
 
 // MaxDepth bounds Depth; deeper folding has no use and only costs groups.
@@ -130,7 +132,7 @@ func (c *Config) checkOutput(bad badFunc) {
 			bad(k.key, "%q %v", k.val, err)
 		}
 	}
-	if c.SitemapName != "" && c.IndexName != "" && (IsPartName(c.IndexName, c.SitemapName) || IsPartName(c.SitemapName, c.IndexName)) {
+	if c.SitemapName != "" && c.IndexName != "" && (outname.IsPart(c.IndexName, c.SitemapName) || outname.IsPart(c.SitemapName, c.IndexName)) {
 		bad("index_name", "%q clashes with sitemap_name %q: the two must differ in more than a part number", c.IndexName, c.SitemapName)
 	}
 	if n := c.Feed.Name; n != "" {
@@ -158,14 +160,13 @@ func (c *Config) checkFormats(bad badFunc) {
 	if !c.TextSitemaps() || checkOutputName(c.SitemapName) != nil {
 		return // none written, or sitemap_name's own error says it all
 	}
-	others := []string{RobotsFile}
-	for _, ep := range c.Notify.Endpoints {
-		if kf := ep.KeyFile(); kf != "" {
-			others = append(others, kf)
-		}
+	others := []string{outname.RobotsName}
+	for _, k := range c.indexNowKeys() {
+		others = append(others, outname.KeyName(k))
 	}
+	text := c.OutputNames().Text()
 	for _, o := range others {
-		if IsPartName(o, c.TextName()) {
+		if outname.IsPart(o, text) {
 			bad("formats", "text sitemaps would be named like %s (from sitemap_name %q): choose another sitemap_name", o, c.SitemapName)
 		}
 	}
@@ -214,17 +215,17 @@ func checkOutputName(n string) error {
 	return nil
 }
 
-// checkFeedName accepts plain, visible file names ending in FeedExt, the
-// only outputs named so: such a name collides with no sitemap, index,
-// text sitemap, key file, stylesheet or robots.txt.
+// checkFeedName accepts plain, visible file names ending in
+// outname.FeedExt, the only outputs named so: such a name collides with no
+// sitemap, index, text sitemap, key file, stylesheet or robots.txt.
 func checkFeedName(n string) error {
 	switch {
 	case strings.ContainsAny(n, "/\x00"):
 		return errors.New("must be a plain file name: the feed is written at the root of the output")
 	case n[0] == '.':
 		return errors.New("must not start with '.' (dotfiles are hidden and often denied by the web server)")
-	case path.Ext(n) != FeedExt || len(n) == len(FeedExt):
-		return errors.New("must end in " + FeedExt + " (served as application/atom+xml)")
+	case path.Ext(n) != outname.FeedExt || len(n) == len(outname.FeedExt):
+		return errors.New("must end in " + outname.FeedExt + " (served as application/atom+xml)")
 	}
 	return nil
 }

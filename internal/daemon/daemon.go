@@ -34,22 +34,23 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/lock"
 	"github.com/sitemapd/sitemapd/internal/metrics"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/searchconsole"
 	"github.com/sitemapd/sitemapd/internal/status"
-	"github.com/sitemapd/sitemapd/internal/tree"
 	"github.com/sitemapd/sitemapd/internal/watch"
 )
 
 // Publish is what one publish changed, handed to the Notifier.
 type Publish struct {
-	Site    string       // the site's name ("" for an unnamed single site)
-	Changes tree.Changes // page URLs added, changed and removed
-	Files   []string     // sitemap and index files written or removed
-	Indexes []string     // URLs of the index files now published
-	Initial bool         // the first build after a start or reload
+	Site    string            // the site's name ("" for an unnamed single site)
+	Changes changeset.Changes // page URLs added, changed and removed
+	Files   []string          // sitemap and index files written or removed
+	Indexes []string          // URLs of the index files now published
+	Initial bool              // the first build after a start or reload
 }
 
 // Notifier receives every publish that changed something. It must not
@@ -454,7 +455,7 @@ func robotsTouched(b watch.Batch) bool {
 		return false
 	}
 	names, byName := b.Names[""]
-	return !byName || slices.Contains(names, "robots.txt")
+	return !byName || slices.Contains(names, outname.RobotsName)
 }
 
 // keeperTick is how often the main loop beats and refreshes the status.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/build"
+	"github.com/sitemapd/sitemapd/internal/changeset"
 	"github.com/sitemapd/sitemapd/internal/ping"
-	"github.com/sitemapd/sitemapd/internal/tree"
 )
 
 // ledger records what search engines are owed by a publish before its
@@ -31,7 +31,7 @@ func (l *ledger) wantsURLs() bool {
 	return l.observed || (l.notifier != nil && l.notifier.WantsPages(l.initial))
 }
 
-func (l *ledger) owe(c tree.Changes, files bool) error {
+func (l *ledger) owe(c changeset.Changes, files bool) error {
 	if l.notifier == nil {
 		return nil
 	}

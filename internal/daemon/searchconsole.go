@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/robots"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/searchconsole"
@@ -70,7 +71,7 @@ func (ss *session) announceSitemaps() {
 		return
 	}
 	urls := ss.eng.IndexURLs()
-	p := filepath.Join(ss.cfg.OutputRoot(), config.RobotsFile)
+	p := filepath.Join(ss.cfg.OutputRoot(), outname.RobotsName)
 	if data, err := safefile.ReadFile(p, maxRobots, safefile.Follow); err == nil {
 		for _, u := range robots.Sitemaps(data) {
 			if !slices.Contains(urls, u) {

@@ -12,6 +12,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/fleet"
 	"github.com/sitemapd/sitemapd/internal/metrics"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 	"github.com/sitemapd/sitemapd/internal/ping"
 	"github.com/sitemapd/sitemapd/internal/reach"
@@ -151,7 +152,7 @@ func (ss *session) startWatch(ctx context.Context) error {
 		Root: ss.cfg.Root, Settle: ss.cfg.Watch.Settle, MaxDelay: ss.cfg.Watch.MaxDelay,
 		SkipDir: eng.SkipDir,
 		// robots.txt is never a page, but its rules decide which pages are.
-		Ignore: func(name string) bool { return name != "robots.txt" && eng.IgnoreName(name) },
+		Ignore: func(name string) bool { return name != outname.RobotsName && eng.IgnoreName(name) },
 		// A file of ours removed by someone else (rsync --delete) is
 		// reported at once, to be written again (changed).
 		Own: eng.OwnsName,

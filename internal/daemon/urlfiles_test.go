@@ -14,7 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/sitemapd/sitemapd/internal/tree"
+	"github.com/sitemapd/sitemapd/internal/changeset"
 )
 
 // urlFileConfig is the harness's configuration with one extra_urls file,
@@ -56,10 +56,10 @@ func (h *harness) urlSitemapHas(s string) bool {
 
 // changesSince merges what the publishes since the n-th reported, but for
 // the harness's sync pages.
-func (h *harness) changesSince(n int) tree.Changes {
+func (h *harness) changesSince(n int) changeset.Changes {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var c tree.Changes
+	var c changeset.Changes
 	for _, p := range h.pubs[n:] {
 		c.Merge(p.Changes)
 	}
@@ -109,7 +109,7 @@ func TestURLFiles(t *testing.T) {
 	h.writeURLs(false, "https://static.test/keep\t2024-01-01", "https://static.test/redate\t2024-03-01", "https://static.test/added")
 	h.waitFor("the edit published", func() bool { return h.urlSitemapHas("https://static.test/added") })
 	h.sync()
-	want := tree.Changes{Added: []string{"https://static.test/added"}, Changed: []string{"https://static.test/redate"}, Removed: []string{"https://static.test/drop"}}
+	want := changeset.Changes{Added: []string{"https://static.test/added"}, Changed: []string{"https://static.test/redate"}, Removed: []string{"https://static.test/drop"}}
 	if got := h.changesSince(n); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the edit owed %v, want %v", got, want)
 	}
@@ -122,7 +122,7 @@ func TestURLFiles(t *testing.T) {
 	h.writeURLs(true, "https://static.test/keep\t2024-01-01", "https://static.test/redate\t2024-03-01", "https://static.test/added", "https://static.test/renamed")
 	h.waitFor("the renamed file published", func() bool { return h.urlSitemapHas("https://static.test/renamed") })
 	h.sync()
-	if got := h.changesSince(n); fmt.Sprint(got) != fmt.Sprint(tree.Changes{Added: []string{"https://static.test/renamed"}}) {
+	if got := h.changesSince(n); fmt.Sprint(got) != fmt.Sprint(changeset.Changes{Added: []string{"https://static.test/renamed"}}) {
 		t.Errorf("the rename owed %v", got)
 	}
 

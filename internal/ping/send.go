@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/redact"
 )
 
@@ -114,7 +115,7 @@ func (n *Notifier) sendIndexNow(ctx context.Context, ep *endpoint, urls []string
 	total := 0
 	for _, batch := range batches(on) {
 		body, err := json.Marshal(indexNowBody{
-			Host: n.host(), Key: ep.cfg.Key, KeyLocation: n.cfg.BaseURL + ep.cfg.KeyFile(), URLList: batch,
+			Host: n.host(), Key: ep.cfg.Key, KeyLocation: n.cfg.BaseURL + outname.KeyName(ep.cfg.Key), URLList: batch,
 		})
 		if err != nil {
 			return total, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/robots"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
 )
@@ -64,7 +65,7 @@ func New(cfg *config.Config, opts Options) *Checker {
 func (c *Checker) Check(ctx context.Context) []Result {
 	c.out = nil
 	defer c.transport.CloseIdleConnections()
-	keys := c.cfg.KeyFiles()
+	keys := c.cfg.OutputNames().KeyFiles()
 	names := make([]string, 0, len(keys))
 	for name := range keys {
 		names = append(names, name)
@@ -157,11 +158,9 @@ func (c *Checker) keyFile(ctx context.Context, name, key string) {
 // root, reporting when there is none.
 func (c *Checker) indexFiles() []string {
 	var names []string
+	out := c.cfg.OutputNames()
 	for i := 1; ; i++ {
-		name := config.PartName(c.cfg.IndexName, i)
-		if c.cfg.Gzip {
-			name += ".gz"
-		}
+		name := out.Out(outname.Part(out.Index(), i))
 		if _, err := os.Stat(filepath.Join(c.cfg.OutputRoot(), name)); err != nil {
 			break
 		}
@@ -182,7 +181,7 @@ func (c *Checker) robots(ctx context.Context, indexes []string) {
 		c.fail(Robots, c.cfg.BaseURL, Unreachable, "has no robots.txt URL", err.Error(), nil)
 		return
 	}
-	u := base.Scheme + "://" + base.Host + "/" + config.RobotsFile
+	u := base.Scheme + "://" + base.Host + "/" + outname.RobotsName
 	a, err := c.fetch(ctx, u, !c.opts.Strict, MaxBody)
 	switch {
 	case err != nil:
@@ -206,7 +205,7 @@ func (c *Checker) robots(ctx context.Context, indexes []string) {
 		}
 	}
 	if len(missing) > 0 {
-		c.fail(Robots, u, Body, "has no Sitemap line for "+strings.Join(missing, ", "), "sitemapd keeps them in "+filepath.Join(c.cfg.OutputRoot(), config.RobotsFile)+": check that this file is the one served at the host's root", a.hops)
+		c.fail(Robots, u, Body, "has no Sitemap line for "+strings.Join(missing, ", "), "sitemapd keeps them in "+filepath.Join(c.cfg.OutputRoot(), outname.RobotsName)+": check that this file is the one served at the host's root", a.hops)
 		return
 	}
 	c.ok(Robots, u, fmt.Sprintf("names the index in a Sitemap line (%d)", len(indexes)), a.hops)

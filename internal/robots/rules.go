@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
@@ -75,7 +76,7 @@ func (r *Rules) Changed(cfg *config.Config) bool {
 // a FIFO or a device is refused, never opened (safefile). Unreadable, it
 // gives no bytes: rules that allow everything.
 func read(cfg *config.Config) ([]byte, error) {
-	data, err := safefile.ReadFile(filepath.Join(cfg.Root, config.RobotsFile), maxSize, safefile.Follow)
+	data, err := safefile.ReadFile(filepath.Join(cfg.Root, outname.RobotsName), maxSize, safefile.Follow)
 	var tooLarge *safefile.TooLargeError
 	if err != nil && !errors.As(err, &tooLarge) {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 )
 
 // oracle is Google's answer for a site path: that of grobotstxt, the Go
@@ -88,7 +89,7 @@ func sitePath(t testing.TB, rawURL string) string {
 func loadRules(t testing.TB, body, agent string) (Rules, *observer.ObservedLogs) {
 	t.Helper()
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, config.RobotsFile), []byte(body), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, outname.RobotsName), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := loadConfig(t, root, agent, "")
@@ -403,7 +404,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, config.RobotsFile), []byte(body), 0o644)
+	os.WriteFile(filepath.Join(root, outname.RobotsName), []byte(body), 0o644)
 	for _, name := range []string{"off", "below the host root"} {
 		cfg := loadConfig(t, root, "*", "")
 		if name == "off" {
@@ -423,7 +424,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	unreadable := t.TempDir()
-	os.Mkdir(filepath.Join(unreadable, config.RobotsFile), 0o755) // reading a directory fails, even as root
+	os.Mkdir(filepath.Join(unreadable, outname.RobotsName), 0o755) // reading a directory fails, even as root
 	core, logs = observer.New(zap.WarnLevel)
 	if r := Load(loadConfig(t, unreadable, "*", ""), zap.New(core)); !r.AllowsAll() || logs.FilterMessageSnippet("cannot read robots.txt").Len() != 1 {
 		t.Errorf("unreadable robots.txt: rules %v, warnings %v", r.rules, logs.All())
@@ -458,7 +459,7 @@ func TestAllowsAll(t *testing.T) {
 // TestChanged: only a change of rules counts, not of Sitemap lines.
 func TestChanged(t *testing.T) {
 	root := t.TempDir()
-	p := filepath.Join(root, config.RobotsFile)
+	p := filepath.Join(root, outname.RobotsName)
 	os.WriteFile(p, []byte("User-agent: *\nDisallow: /x/\n"), 0o644)
 	cfg := loadConfig(t, root, "*", "")
 	r := Load(cfg, zap.NewNop())

@@ -6,6 +6,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/outname"
 )
 
 // nameMatcher matches base names against a glob. The walk tests every
@@ -113,24 +114,16 @@ func (m *nameMatcher) match(name string) bool {
 
 // Filter decides, by name and path, what the walk lists.
 type Filter struct {
-	exts     []string // lower case, with the dot
-	ignore   []nameMatcher
-	exclude  globSet           // over "/rel/path"
-	errors   globSet           // the same, of error pages
-	outputs  []string          // output names whose parts are ours (sitemap, index, text)
-	keyFiles map[string]string // IndexNow key file names -> their keys
-	extra    string            // the built-in stylesheet's name, if written
-	feed     string            // the feed's name, if written
-	extraURL func(string) bool // names of the sitemaps of extra_urls files
+	exts    []string // lower case, with the dot
+	ignore  []nameMatcher
+	exclude globSet       // over "/rel/path"
+	errors  globSet       // the same, of error pages
+	names   *outname.Site // sitemapd's own outputs, never listed
 }
 
 // NewFilter returns the filter of a validated configuration.
 func NewFilter(cfg *config.Config) *Filter {
-	// Text sitemaps count as outputs even when they are off, so that the
-	// ones written before are found and removed (if the record says they
-	// are ours).
-	// So do news sitemaps, on or off.
-	f := &Filter{outputs: []string{cfg.SitemapName, cfg.IndexName, cfg.TextName(), cfg.NewsName()}, keyFiles: cfg.KeyFiles(), extraURL: cfg.IsExtraName}
+	f := &Filter{names: cfg.OutputNames()}
 	for _, e := range cfg.Pages.Extensions {
 		f.exts = append(f.exts, strings.ToLower(e))
 	}
@@ -139,26 +132,7 @@ func NewFilter(cfg *config.Config) *Filter {
 	}
 	f.exclude = compilePaths(cfg.Pages.Exclude)
 	f.errors = compilePaths(cfg.Pages.ErrorPages)
-	if cfg.Stylesheet == "builtin" {
-		f.extra = config.StylesheetFile
-	}
-	f.feed = cfg.Feed.Name
 	return f
-}
-
-// IsOutput reports whether a base name is one of sitemapd's sitemaps,
-// indexes, text sitemaps or news sitemaps (some part of one, gzipped or
-// not), those of extra_urls files included.
-func (f *Filter) IsOutput(name string) bool {
-	if f.extraURL(name) {
-		return true
-	}
-	for _, o := range f.outputs {
-		if config.IsPartName(name, o) {
-			return true
-		}
-	}
-	return false
 }
 
 // Ignored reports whether a base name is never listed nor descended into:
@@ -173,8 +147,7 @@ func (f *Filter) Ignored(name string) bool {
 			return true
 		}
 	}
-	_, isKey := f.keyFiles[name]
-	return f.IsOutput(name) || isKey || name == config.RobotsFile || (f.extra != "" && name == f.extra) || (f.feed != "" && name == f.feed)
+	return f.names.Kind(name) != outname.Foreign
 }
 
 // IsPage reports whether a file name has a page extension (any case).

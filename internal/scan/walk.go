@@ -290,7 +290,7 @@ func (w *Walk) noteOwn(v *visit, name string) {
 	switch {
 	case publish.IsTemp(name):
 		list = &v.group.Temps
-	case w.s.filter.IsOutput(name):
+	case w.s.filter.names.Kind(name).Parted():
 		list = &v.group.Own
 	default:
 		return

@@ -1,7 +1,8 @@
 // Package tree is sitemapd's picture of the document root: what it
 // remembers of each directory (a Listing), the daemon's Memory of the
-// whole tree as last published, and the Changes between two pictures,
-// which are what search engines are told.
+// whole tree as last published, and which pages differ between two
+// pictures (Pair: package changeset makes what search engines are told
+// of it).
 //
 // It also holds the rules every part of sitemapd must agree on about that
 // picture: how directories fold into sitemap groups (Depth), and which
