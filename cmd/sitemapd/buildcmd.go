@@ -14,12 +14,7 @@ import (
 // one), or with -dry-run what it would write.
 func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	var f buildFlags
-	s, ok := start("build", args, stderr, f.define)
-	if !ok {
-		return ExitUsage
-	}
-	defer s.stop()
-	return s.each(func(s session) int { return buildSite(s, f, stdout) })
+	return perSite("build", args, stderr, f.define, func(s session) int { return buildSite(s, f, stdout) })
 }
 
 // buildSite is `sitemapd build` of one site.

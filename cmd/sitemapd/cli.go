@@ -209,6 +209,18 @@ func start(name string, args []string, stderr io.Writer, more ...func(*flag.Flag
 	return s, true
 }
 
+// perSite runs a command that acts on each site in turn (build, ping):
+// its flags (defined by flags) parsed and the configuration loaded by
+// start, then site for each, and the worst exit status.
+func perSite(name string, args []string, stderr io.Writer, flags func(*flag.FlagSet), site func(session) int) int {
+	s, ok := start(name, args, stderr, flags)
+	if !ok {
+		return ExitUsage
+	}
+	defer s.stop()
+	return s.each(site)
+}
+
 // siteLabel names the configuration, and the site when it holds several.
 func siteLabel(s session) string {
 	if s.proc.Multi {

@@ -19,12 +19,7 @@ import (
 // state: the daemon sends on its schedule.
 func cmdPing(args []string, stdout, stderr io.Writer) int {
 	var f pingFlags
-	s, ok := start("ping", args, stderr, f.define)
-	if !ok {
-		return ExitUsage
-	}
-	defer s.stop()
-	return s.each(func(s session) int { return pingSite(s, f, stdout) })
+	return perSite("ping", args, stderr, f.define, func(s session) int { return pingSite(s, f, stdout) })
 }
 
 // pingSite is `sitemapd ping` of one site.

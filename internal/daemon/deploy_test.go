@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -15,11 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest"
-	"go.uber.org/zap/zaptest/observer"
 )
 
 // receiver is an IndexNow endpoint on 127.0.0.1 that counts the URLs it
@@ -229,20 +223,6 @@ func TestReleaseSwapOwesWhatChanged(t *testing.T) {
 			})
 		}
 	}
-}
-
-// launch runs the daemon as run does, without waiting for it with a sync
-// page.
-func (h *harness) launch() {
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel, h.done = cancel, make(chan error, 1)
-	core, logs := observer.New(zap.InfoLevel)
-	h.logs = logs
-	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)).Core(), core))
-	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, log)
-	h.d = d
-	go func() { h.done <- d.Run(ctx) }()
-	h.t.Cleanup(h.stop)
 }
 
 // urlLastmods reads a sitemap: each URL's lastmod by its loc.
