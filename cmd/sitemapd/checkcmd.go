@@ -40,11 +40,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	var cfgs []*config.Config
 	if configGiven {
-		proc, ok := loadConfig(*path, stderr)
-		if !ok {
-			return ExitUsage
-		}
-		if cfgs, ok = selectSites(proc, site, stderr); !ok {
+		var ok bool
+		if _, cfgs, ok = loadSites(*path, site, stderr); !ok {
 			return ExitUsage
 		}
 	}

@@ -123,6 +123,17 @@ func printErr(w io.Writer, err error) {
 	}
 }
 
+// loadSites loads the configuration file and selects the sites a command
+// acts on (selectSites); ok is false, the problem printed, when either
+// fails.
+func loadSites(path, site string, stderr io.Writer) (proc *config.Process, sites []*config.Config, ok bool) {
+	if proc, ok = loadConfig(path, stderr); !ok {
+		return nil, nil, false
+	}
+	sites, ok = selectSites(proc, site, stderr)
+	return proc, sites, ok
+}
+
 // selectSites returns the sites a command acts on: the one -site names,
 // or every one. A site whose configuration is invalid among them is
 // printed, and none is returned.
