@@ -7,10 +7,8 @@
 # containers, a build of a mounted site from inside it. Where it cannot,
 # it says why and skips that part: build machines often forbid what a
 # container runtime needs (namespaces, setrlimit).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-skip() { echo "container.sh: SKIP: $*"; exit 0; }
-fail() { echo "container.sh: FAIL: $*" >&2; exit 1; }
+# shellcheck source=test/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # What needs no container runtime: the image's and the compose file's
 # health checks, and that command run against a daemon on this machine.
@@ -44,51 +42,47 @@ make -s bin/sitemapd-static
 bin=bin/sitemapd-static
 want=$("$bin" version | awk 'NR == 1 { print $2 }')
 "$bin" health -h >/dev/null 2>&1 || fail "sitemapd has no health command (the compose health check runs it)"
-work=$(mktemp -d) && trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
-mkdir "$work/site" && echo '<h1>hi</h1>' >"$work/site/index.html"
+make_work container
+hdir="$work/health"
+mkdir -p "$hdir/site" && echo '<h1>hi</h1>' >"$hdir/site/index.html"
 out=""
-for try in 1 2 3 4 5; do   # a port of 127.0.0.1 that is free
+for _ in 1 2 3 4 5; do   # a port of 127.0.0.1 that is free
   port=$((20000 + RANDOM % 40000))
-  printf 'root: %s\nbase_url: http://127.0.0.1:8080/\nstate_dir: %s\nlisten: 127.0.0.1:%s\n' "$work/site" "$work/state" "$port" >"$work/c.yaml"
-  ! "$bin" health -config "$work/c.yaml" >/dev/null 2>&1 || continue   # something else answers there
-  "$bin" run -config "$work/c.yaml" 2>"$work/run.log" &
+  printf 'root: %s\nbase_url: http://127.0.0.1:8080/\nstate_dir: %s\nlisten: 127.0.0.1:%s\n' "$hdir/site" "$hdir/state" "$port" >"$hdir/c.yaml"
+  ! "$bin" health -config "$hdir/c.yaml" >/dev/null 2>&1 || continue   # something else answers there
+  "$bin" run -config "$hdir/c.yaml" 2>"$hdir/run.log" &
   pid=$!
+  pids+=("$pid")
   for _ in $(seq 1 50); do
-    if out=$("$bin" health -config "$work/c.yaml" 2>&1); then break 2; fi
+    if out=$("$bin" health -config "$hdir/c.yaml" 2>&1); then break 2; fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.2
   done
   kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
-  grep -q 'address already in use' "$work/run.log" || { cat "$work/run.log" >&2; fail "sitemapd health is not ok beside a running daemon: $out"; }
+  grep -q 'address already in use' "$hdir/run.log" || { cat "$hdir/run.log" >&2; fail "sitemapd health is not ok beside a running daemon: $out"; }
 done
 kill -0 "$pid" 2>/dev/null || fail "no free port for the daemon's listen: $out"
 kill "$pid" && wait "$pid" || true
-echo "container.sh: the compose health check's command, sitemapd health: not ok without a daemon, ok beside one ($out)"
-rm -rf "$work"
+say "the compose health check's command, sitemapd health: not ok without a daemon, ok beside one ($out)"
 
-# Only CI installs podman; elsewhere the test says what to install.
+# Only CI installs podman; elsewhere the test says what to install. A
+# machine that cannot install or run it skips, under CI too (skip_here).
 if ! command -v podman >/dev/null; then
-  if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "container.sh: CI: installing podman from Debian's packages"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends podman >/dev/null 2>&1 ||
-      skip "podman cannot be installed here"
-  else
-    skip "podman is not installed (apt-get install podman)"
-  fi
+  [ -n "${CI:-}" ] || skip_here "podman is not installed (apt-get install podman)"
+  ci_install podman 2>/dev/null || skip_here "podman cannot be installed here"
 fi
-[ -f /etc/ssl/certs/ca-certificates.crt ] || skip "no CA bundle on this machine (apt-get install ca-certificates)"
+[ -f /etc/ssl/certs/ca-certificates.crt ] || skip_here "no CA bundle on this machine (apt-get install ca-certificates)"
 podman="podman --storage-driver vfs"
-out=$(make -s image CONTAINER="$podman" 2>&1) || { echo "$out" | tail -5; skip "podman cannot build images here"; }
+out=$(make -s image CONTAINER="$podman" 2>&1) || { echo "$out" | tail -5; skip_here "podman cannot build images here"; }
 
 fmt='{{.Config.User}}|{{json .Config.Entrypoint}}|{{.Size}}'
 IFS='|' read -r user entry size < <($podman image inspect sitemapd:local --format "$fmt")
-[ "$user" = "65532:65532" ] || { echo "container.sh: image user is '$user', want 65532:65532" >&2; exit 1; }
-[ "$entry" = '["/usr/local/bin/sitemapd"]' ] || { echo "container.sh: entrypoint $entry" >&2; exit 1; }
+[ "$user" = "65532:65532" ] || fail "image user is '$user', want 65532:65532"
+[ "$entry" = '["/usr/local/bin/sitemapd"]' ] || fail "entrypoint $entry"
 mnt=$($podman image mount sitemapd:local 2>/dev/null || true)
 if [ -n "$mnt" ]; then
-  [ ! -e "$mnt/bin/sh" ] || { echo "container.sh: the image has a shell" >&2; exit 1; }
-  [ -s "$mnt/etc/ssl/certs/ca-certificates.crt" ] || { echo "container.sh: no CA bundle in the image" >&2; exit 1; }
+  [ ! -e "$mnt/bin/sh" ] || fail "the image has a shell"
+  [ -s "$mnt/etc/ssl/certs/ca-certificates.crt" ] || fail "no CA bundle in the image"
   v=$("$mnt/usr/local/bin/sitemapd" version | awk 'NR == 1 { print $2 }')
   [ "$v" = "$want" ] || fail "the image's sitemapd says version $v, want $want"
   $podman image unmount sitemapd:local >/dev/null
@@ -101,18 +95,18 @@ case "$health" in
   *'"CMD","/usr/local/bin/sitemapd","health","-config","/etc/sitemapd/sitemapd.yaml"'*) ;;
   *) fail "the image's health check is $health, want CMD $cmd" ;;
 esac
-echo "container.sh: image sitemapd:local built: user $user, entrypoint $entry, version $label, health check sitemapd health, $((size / 1024 / 1024)) MiB"
+say "image sitemapd:local built: user $user, entrypoint $entry, version $label, health check sitemapd health, $((size / 1024 / 1024)) MiB"
 
-work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/site/blog" "$work/config"
-echo '<h1>hi</h1>' > "$work/site/index.html" && echo '<h1>post</h1>' > "$work/site/blog/post.html"
-printf 'root: /srv/www\nbase_url: http://localhost:8080/\n' > "$work/config/sitemapd.yaml"
-chmod -R a+rwX "$work/site"
-if ! err=$($podman run --rm -v "$work/site:/srv/www" -v "$work/config:/etc/sitemapd:ro" sitemapd:local build -config /etc/sitemapd/sitemapd.yaml 2>&1); then
-  skip "this machine cannot run containers: $(echo "$err" | tail -1)"
+img="$work/image"
+mkdir -p "$img/site/blog" "$img/config"
+echo '<h1>hi</h1>' > "$img/site/index.html" && echo '<h1>post</h1>' > "$img/site/blog/post.html"
+printf 'root: /srv/www\nbase_url: http://localhost:8080/\n' > "$img/config/sitemapd.yaml"
+chmod -R a+rwX "$img/site"
+if ! err=$($podman run --rm -v "$img/site:/srv/www" -v "$img/config:/etc/sitemapd:ro" sitemapd:local build -config /etc/sitemapd/sitemapd.yaml 2>&1); then
+  skip_here "this machine cannot run containers: $(echo "$err" | tail -1)"
 fi
-grep -q 'http://localhost:8080/blog/sitemap.xml' "$work/site/sitemap_index.xml" ||
-  { echo "container.sh: the containerised build wrote no index" >&2; exit 1; }
+grep -q 'http://localhost:8080/blog/sitemap.xml' "$img/site/sitemap_index.xml" ||
+  fail "the containerised build wrote no index"
 v=$($podman run --rm sitemapd:local version | awk 'NR == 1 { print $2 }')
 [ "$v" = "$want" ] || fail "sitemapd version in the container says $v, want $want"
-echo "container.sh: PASS: the image built the sitemaps of a mounted site as user 65532"
+say "PASS: the image built the sitemaps of a mounted site as user 65532"

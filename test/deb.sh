@@ -14,18 +14,11 @@
 # directory, the conffile and enablement links, and keeps the user.
 #
 # Outside CI it installs no system package: it skips with the reason.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-top=$PWD
-skip() {
-  if [ -n "${CI:-}" ]; then echo "deb.sh: FAIL: $*" >&2; exit 1; fi
-  echo "deb.sh: SKIP: $*"; exit 0
-}
-fail() { echo "deb.sh: FAIL: $*" >&2; exit 1; }
-say() { echo "deb.sh: $*"; }
+# shellcheck source=test/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-command -v dpkg-deb >/dev/null || skip "dpkg-deb is not installed (a Debian machine has it)"
-command -v go >/dev/null || skip "go is not installed"
+need dpkg-deb "a Debian machine has it"
+need go
 
 # The man page, as man -l shows it: no warning from groff (or mandoc).
 page=deploy/deb/sitemapd.8
@@ -79,9 +72,7 @@ dpkg-deb -c "$deb" | awk '$1 == "drwxr-xr-x" && $2 == "root/root" { print $6 }' 
 dirs=$(dpkg-deb -c "$deb" | awk '$1 ~ /^d/ && $1 != "drwxr-xr-x" { print }')
 [ -z "$dirs" ] || fail "directories not 0755: $dirs"
 
-work=$(mktemp -d /tmp/sitemapd-deb.XXXXXX)
-cleanup() { rm -rf "$work"; }
-trap cleanup EXIT
+make_work deb
 dpkg-deb -e "$deb" "$work/DEBIAN" && dpkg-deb -x "$deb" "$work/root"
 [ "$(cat "$work/DEBIAN/conffiles")" = /etc/sitemapd/sitemapd.yaml ] || fail "conffiles: $(cat "$work/DEBIAN/conffiles")"
 cmp -s configs/sitemapd.yaml "$work/root/etc/sitemapd/sitemapd.yaml" || fail "the conffile is not configs/sitemapd.yaml"

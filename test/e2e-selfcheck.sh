@@ -8,36 +8,18 @@
 # with a UTF-8 BOM. /healthz must name each problem (URL and kind) within
 # one interval and a margin, stop naming it once it is fixed, and the log
 # must say each once, however many checks see it.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-skip() {
-  if [ -n "${CI:-}" ]; then echo "e2e-selfcheck.sh: FAIL: $*" >&2; exit 1; fi
-  echo "e2e-selfcheck.sh: SKIP: $*"; exit 0
-}
-fail() {
-  echo "e2e-selfcheck.sh: FAIL: $*" >&2
-  echo "--- /healthz" >&2; curl -s "$health/healthz" >&2 || true
-  echo "--- sitemapd log (last 20 lines)" >&2; tail -20 "$work/sitemapd.log" >&2
-  exit 1
+# shellcheck source=test/lib.sh
+. "$(dirname "$0")/lib.sh"
+# A failure shows what /healthz said, before the daemon's log.
+on_fail() {
+  [ -n "${health:-}" ] || return 0
+  echo "--- /healthz"; curl -s "$health/healthz" || true
 }
 
-if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-  skip "nginx is not installed (apt-get install nginx-light)"
-fi
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-command -v curl >/dev/null || skip "curl is not installed (apt-get install curl)"
-
-work=$(mktemp -d /tmp/sitemapd-e2e-selfcheck.XXXXXX)
-chmod 755 "$work"   # nginx's workers read the docroot
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -o "$work/sitemapd" ./cmd/sitemapd
+need_nginx
+need curl "apt-get install curl"
+make_work e2e-selfcheck
+build_sitemapd
 
 site="$work/www"
 mkdir -p "$site/blog"
@@ -52,24 +34,10 @@ printf '\xef\xbb\xbf%s' "$key" > "$work/other/$key.txt"
 # nginx: the site, with what breaks it in an included file that each step
 # rewrites before a reload.
 : > "$work/break.conf"
-port=""
-for try in $(seq 1 20); do
-  p=$((20000 + RANDOM % 40000))
-  cat > "$work/nginx.conf" <<CONF
-daemon off;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events {}
-http {
-    include /etc/nginx/mime.types;
-    access_log $work/access.log;
-    client_body_temp_path $work/tmp-body;
-    proxy_temp_path $work/tmp-proxy;
-    fastcgi_temp_path $work/tmp-fastcgi;
-    uwsgi_temp_path $work/tmp-uwsgi;
-    scgi_temp_path $work/tmp-scgi;
+servers() {
+  cat <<CONF
     server {
-        listen 127.0.0.1:$p;
+        listen 127.0.0.1:$1;
         root $site;
         index index.html index.htm;
         location = /indexnow {
@@ -77,21 +45,15 @@ http {
         }
         include $work/break.conf;
     }
-}
 CONF
-  "$NGINX" -c "$work/nginx.conf" -p "$work" 2>>"$work/nginx-start.log" &
-  npid=$!
-  sleep 0.5
-  if kill -0 "$npid" 2>/dev/null; then port=$p; pids+=("$npid"); break; fi
-done
-[ -n "$port" ] || { cat "$work/nginx-start.log" >&2; echo "e2e-selfcheck.sh: nginx did not start" >&2; exit 1; }
-base="http://127.0.0.1:$port/"
+}
+start_nginx servers
 hport=$((port + 1))
 [ "$hport" -lt 65536 ] || hport=$((port - 1))
 health="http://127.0.0.1:$hport"
 
 interval=3
-cat > "$work/sitemapd.yaml" <<CONF
+start_sitemapd <<CONF
 root: $site
 base_url: $base
 robots_txt: true
@@ -102,8 +64,6 @@ selfcheck: {enabled: true, interval: ${interval}s, after_publish: 500ms, timeout
 watch: {settle: 200ms, max_delay: 2s}
 log: {format: json}
 CONF
-"$work/sitemapd" run -config "$work/sitemapd.yaml" 2>"$work/sitemapd.log" &
-pids+=("$!")
 
 healthz() { curl -s --max-time 5 "$health/healthz" || true; }
 # within SECONDS WHAT PREDICATE...: polls /healthz until every predicate
@@ -114,7 +74,7 @@ within() {
   while :; do
     body=$(healthz); ok=1
     for p in "$@"; do "$p" "$body" || { ok=""; break; }; done
-    if [ -n "$ok" ]; then echo "e2e-selfcheck.sh: $what after $((SECONDS - start)) s"; return; fi
+    if [ -n "$ok" ]; then say "$what after $((SECONDS - start)) s"; return; fi
     [ $((SECONDS - start)) -lt "$secs" ] || fail "$what: not within $secs s"
     sleep 0.2
   done
@@ -160,4 +120,4 @@ within "$limit" "all fixed: /healthz ok, no problem named" clean
 grep -qF '"self-check: cleared"' "$work/sitemapd.log" || fail "no problem was logged as cleared"
 n=$(grep -c '"self-check: the public view differs' "$work/sitemapd.log" || true)
 [ "$n" = 4 ] || fail "$n problems logged as they appeared, want 4 (redirect, robots.txt 404, default_type, BOM)"
-echo "e2e-selfcheck.sh: PASS ($(grep -c '"GET ' "$work/access.log" || true) requests served by nginx)"
+pass

@@ -7,36 +7,13 @@
 # reader, rss-parser from npm, reads it) after each of: the first build, an added
 # page, an edited page, the same page rewritten with the same bytes (its
 # lastmod stays), a deleted page, a moved directory, a page now noindex.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-top=$PWD
-skip() {
-  if [ -n "${CI:-}" ]; then echo "e2e.sh: FAIL: $*" >&2; exit 1; fi
-  echo "e2e.sh: SKIP: $*"; exit 0
-}
+# shellcheck source=test/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # Only CI installs what is missing; elsewhere the test says what to install.
-if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-  if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "e2e.sh: CI: installing nginx from Debian's packages"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
-  else
-    skip "nginx is not installed (apt-get install nginx-light)"
-  fi
-fi
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-for t in node npm xmllint; do command -v $t >/dev/null || skip "$t is not installed"; done
-
-work=$(mktemp -d /tmp/sitemapd-e2e.XXXXXX)
-chmod 755 "$work"   # nginx's workers read the docroot
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+need_nginx install
+for t in node npm xmllint; do need $t; done
+make_work e2e
 
 # The sitemap client, from the npm registry, cached between runs.
 mods="$top/.cache/e2e"
@@ -63,7 +40,7 @@ cat > "$xsd" <<XSD
 </schema>
 XSD
 
-go build -o "$work/sitemapd" ./cmd/sitemapd
+build_sitemapd
 
 # A small site with names a crawler must get right.
 site="$work/www"
@@ -97,24 +74,10 @@ echo "User-agent: *" > "$site/robots.txt"
 # nginx on two free ports of 127.0.0.1: the site, and the site with its
 # IndexNow key file redirected.
 key=e2ekey0123456789
-port=""
-for try in $(seq 1 20); do
-  p=$((20000 + RANDOM % 40000)); p2=$((p + 1))
-  cat > "$work/nginx.conf" <<CONF
-daemon off;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events {}
-http {
-    include /etc/nginx/mime.types;
-    access_log $work/access.log;
-    client_body_temp_path $work/tmp-body;
-    proxy_temp_path $work/tmp-proxy;
-    fastcgi_temp_path $work/tmp-fastcgi;
-    uwsgi_temp_path $work/tmp-uwsgi;
-    scgi_temp_path $work/tmp-scgi;
+servers() {
+  cat <<CONF
     server {
-        listen 127.0.0.1:$p;
+        listen 127.0.0.1:$1;
         root $site;
         include $top/deploy/nginx/sitemapd.conf;
         # An application under /app/ (as proxy_pass would be): its own
@@ -131,24 +94,19 @@ http {
     # The same docroot where a rule takes the IndexNow key file away (as a
     # careless rewrite would): sitemapd check -reach must say so.
     server {
-        listen 127.0.0.1:$p2;
+        listen 127.0.0.1:$(($1 + 1));
         root $site;
         include $top/deploy/nginx/sitemapd.conf;
         location = /$key.txt {
             return 301 /keys/$key.txt;
         }
     }
-}
 CONF
-  "$NGINX" -c "$work/nginx.conf" -p "$work" 2>>"$work/nginx-start.log" &
-  npid=$!
-  sleep 0.5
-  if kill -0 "$npid" 2>/dev/null; then port=$p; pids+=("$npid"); break; fi
-done
-[ -n "$port" ] || { cat "$work/nginx-start.log" >&2; echo "e2e.sh: nginx did not start" >&2; exit 1; }
-base="http://127.0.0.1:$port/"
+}
+start_nginx servers
+p2=$((port + 1))
 
-cat > "$work/sitemapd.yaml" <<CONF
+start_sitemapd <<CONF
 root: $site
 base_url: $base
 notify: {endpoints: [{name: indexnow, kind: indexnow, url: ${base}indexnow, key: $key}]}
@@ -160,15 +118,10 @@ state_dir: $work/state
 watch: {settle: 200ms, max_delay: 2s}
 log: {format: json}
 CONF
-"$work/sitemapd" run -config "$work/sitemapd.yaml" 2>"$work/sitemapd.log" &
-pids+=("$!")
 
 check() {
-  echo "e2e.sh: after $1"
-  if ! node "$top/test/e2e-check.mjs" "$base" "$site" "$xsd" "$mods/node_modules" "${@:2}"; then
-    echo "--- sitemapd log" >&2; tail -20 "$work/sitemapd.log" >&2
-    exit 1
-  fi
+  say "after $1"
+  node "$top/test/e2e-check.mjs" "$base" "$site" "$xsd" "$mods/node_modules" "${@:2}" || fail "the check after $1"
 }
 check "the first build"
 # The shipped rules leave the site's own locations their paths, and keep
@@ -176,10 +129,10 @@ check "the first build"
 get() { node -e 'fetch(process.argv[1]).then(async (r) => console.log(r.status, (await r.text()).trim(), "|", r.headers.get("cache-control")))' "$1"; }
 for p in app/feed.xml app/sitemap.xml; do
   got=$(get "${base}$p")
-  [ "$got" = "200 from the app | null" ] || { echo "e2e.sh: GET /$p answered '$got', not the application under location /app/" >&2; exit 1; }
+  [ "$got" = "200 from the app | null" ] || fail "GET /$p answered '$got', not the application under location /app/"
 done
 got=$(get "${base}sitemap_index.xml")
-[ "${got##*| }" = "max-age=300" ] || { echo "e2e.sh: the index's Cache-Control is '${got##*| }'" >&2; exit 1; }
+[ "${got##*| }" = "max-age=300" ] || fail "the index's Cache-Control is '${got##*| }'"
 page "blog/new.html" "2026-05-01 00:00:00 UTC";            check "a page added"
 echo '<p>more</p>' >> "$site/about.html"; touch -d "2026-05-02 10:00:00 UTC" "$site/about.html"; check "a page edited"
 # A redeploy of the same bytes (cp without -p): the page keeps the lastmod
@@ -202,20 +155,20 @@ for i in $(seq 1 50); do
   grep -rqF --include='*.xml' "<loc>${base}manual/</loc>" "$site" && break
   sleep 0.2
 done
-grep -rqF --include='*.xml' "<loc>${base}manual/</loc>" "$site" || { echo "e2e.sh: ${base}manual/ (only index.htm) is not listed" >&2; exit 1; }
+grep -rqF --include='*.xml' "<loc>${base}manual/</loc>" "$site" || fail "${base}manual/ (only index.htm) is not listed"
 got=$(get "${base}manual/")
-[ "${got%% *}" = 200 ] || { echo "e2e.sh: GET /manual/, listed, answered '$got': nginx does not take index.htm for the directory" >&2; exit 1; }
+[ "${got%% *}" = 200 ] || fail "GET /manual/, listed, answered '$got': nginx does not take index.htm for the directory"
 # What search engines fetch, as they fetch it: the key file, robots.txt,
 # the index and its sitemaps, the same bytes as on disk.
-echo "e2e.sh: sitemapd check -reach"
+say "sitemapd check -reach"
 "$work/sitemapd" check -config "$work/sitemapd.yaml" -reach -timeout 5s | sed 's/^/  /'
-[ "${PIPESTATUS[0]}" = 0 ] || { echo "e2e.sh: check -reach failed against the shipped nginx rules" >&2; exit 1; }
+[ "${PIPESTATUS[0]}" = 0 ] || fail "check -reach failed against the shipped nginx rules"
 # ... and through the server whose rule redirects the key file.
 sed "s|^base_url: .*|base_url: http://127.0.0.1:$p2/|" "$work/sitemapd.yaml" > "$work/broken.yaml"
 set +e
 out=$("$work/sitemapd" check -config "$work/broken.yaml" -reach -timeout 5s); code=$?
 set -e
 echo "$out" | sed 's/^/  /'
-[ "$code" = 1 ] || { echo "e2e.sh: check -reach exited $code, not 1, with the key file redirected" >&2; exit 1; }
-echo "$out" | grep -q "^FAIL  key file http://127.0.0.1:$p2/$key.txt answered 301" || { echo "e2e.sh: check -reach did not name the redirected key file" >&2; exit 1; }
-echo "e2e.sh: PASS ($(grep -c '"GET ' "$work/access.log" || true) requests served by nginx)"
+[ "$code" = 1 ] || fail "check -reach exited $code, not 1, with the key file redirected"
+echo "$out" | grep -q "^FAIL  key file http://127.0.0.1:$p2/$key.txt answered 301" || fail "check -reach did not name the redirected key file"
+pass

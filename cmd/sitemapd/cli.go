@@ -2,26 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/sitemapd/sitemapd/internal/build"
 	"github.com/sitemapd/sitemapd/internal/config"
-	"github.com/sitemapd/sitemapd/internal/outname"
-	"github.com/sitemapd/sitemapd/internal/ping"
-	"github.com/sitemapd/sitemapd/internal/siteurl"
-	"github.com/sitemapd/sitemapd/internal/validate"
 )
 
 // Exit statuses, as the usage text and docs/operations.md state them.
@@ -132,6 +123,17 @@ func printErr(w io.Writer, err error) {
 	}
 }
 
+// loadSites loads the configuration file and selects the sites a command
+// acts on (selectSites); ok is false, the problem printed, when either
+// fails.
+func loadSites(path, site string, stderr io.Writer) (proc *config.Process, sites []*config.Config, ok bool) {
+	if proc, ok = loadConfig(path, stderr); !ok {
+		return nil, nil, false
+	}
+	sites, ok = selectSites(proc, site, stderr)
+	return proc, sites, ok
+}
+
 // selectSites returns the sites a command acts on: the one -site names,
 // or every one. A site whose configuration is invalid among them is
 // printed, and none is returned.
@@ -158,101 +160,6 @@ func selectSites(proc *config.Process, name string, stderr io.Writer) ([]*config
 	}
 	fmt.Fprintf(stderr, "sitemapd: %s: no site is named %q (its sites: %s)\n", proc.File, name, strings.Join(names, ", "))
 	return nil, false
-}
-
-// cmdCheck validates a configuration or, given paths or URLs, sitemaps.
-func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs, path := lookup("check").flagSet(stderr)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	configGiven := false
-	fs.Visit(func(f *flag.Flag) { configGiven = configGiven || f.Name == "config" || f.Name == "site" })
-	site, userName := fs.Lookup("site").Value.String(), fs.Lookup("user").Value.String()
-	if fs.Lookup("reach").Value.String() == "true" {
-		if fs.NArg() > 0 || userName != "" {
-			fmt.Fprintln(stderr, "sitemapd check: -reach checks the site of the configuration: it takes no PATH, URL or -user")
-			return ExitUsage
-		}
-		return cmdReach(*path, site, fs.Lookup("timeout").Value.(flag.Getter).Get().(time.Duration), stdout, stderr)
-	}
-	if fs.NArg() == 0 {
-		return checkConfig(*path, site, userName, stdout, stderr)
-	}
-	if userName != "" {
-		fmt.Fprintln(stderr, "sitemapd check: -user applies to the check of a configuration, not of sitemaps")
-		return ExitUsage
-	}
-	var cfgs []*config.Config
-	if configGiven {
-		proc, ok := loadConfig(*path, stderr)
-		if !ok {
-			return ExitUsage
-		}
-		if cfgs, ok = selectSites(proc, site, stderr); !ok {
-			return ExitUsage
-		}
-	}
-	status := ExitOK
-	for _, arg := range fs.Args() {
-		res, err := checkSitemap(arg, cfgs)
-		if err != nil {
-			fmt.Fprintf(stdout, "%s: %v\n", arg, err)
-			status = ExitFailure
-			continue
-		}
-		for _, p := range res.Problems {
-			fmt.Fprintln(stdout, p)
-		}
-		if res.Failed() {
-			status = ExitFailure
-		} else {
-			kind := res.Kind
-			if kind == "text" {
-				kind = "text sitemap"
-			}
-			fmt.Fprintf(stdout, "%s: ok, a %s of %d entries\n", arg, kind, res.Entries)
-		}
-	}
-	return status
-}
-
-// checkSitemap validates one sitemap file or URL. A file's URL, for the
-// rule that a sitemap lists only URLs below its own directory, follows from
-// the configuration of the site whose output holds it, when one is given.
-func checkSitemap(arg string, cfgs []*config.Config) (*validate.Result, error) {
-	if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
-		client := &http.Client{Timeout: 30 * time.Second}
-		req, err := http.NewRequest(http.MethodGet, arg, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("User-Agent", "sitemapd/"+versionString()+" (check)")
-		resp, err := client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("HTTP %s", resp.Status)
-		}
-		return validate.Check(arg, resp.Body, validate.Options{Location: resp.Request.URL.String()})
-	}
-	f, err := os.Open(arg)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var opts validate.Options
-	for _, cfg := range cfgs {
-		if abs, err := filepath.Abs(arg); err == nil {
-			if rel, err := filepath.Rel(cfg.OutputRoot(), abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-				opts.Location = siteurl.New(cfg).File(filepath.ToSlash(rel))
-				break
-			}
-		}
-	}
-	return validate.Check(arg, f, opts)
 }
 
 // session is what build and run share: the config, a logger, and a
@@ -313,90 +220,16 @@ func start(name string, args []string, stderr io.Writer, more ...func(*flag.Flag
 	return s, true
 }
 
-func cmdBuild(args []string, stdout, stderr io.Writer) int {
-	var f buildFlags
-	s, ok := start("build", args, stderr, f.define)
+// perSite runs a command that acts on each site in turn (build, ping):
+// its flags (defined by flags) parsed and the configuration loaded by
+// start, then site for each, and the worst exit status.
+func perSite(name string, args []string, stderr io.Writer, flags func(*flag.FlagSet), site func(session) int) int {
+	s, ok := start(name, args, stderr, flags)
 	if !ok {
 		return ExitUsage
 	}
 	defer s.stop()
-	return s.each(func(s session) int { return buildSite(s, f, stdout) })
-}
-
-// buildSite is `sitemapd build` of one site.
-func buildSite(s session, f buildFlags, stdout io.Writer) int {
-	cfg, log, ctx := s.cfg, s.log, s.ctx
-	if !f.dryRun {
-		// A dry run writes nothing, not even a lock file: it may run
-		// beside a daemon or another build.
-		release, status := lockTree(s, "build")
-		if release == nil {
-			return status
-		}
-		defer release()
-	}
-
-	var opts []build.Option
-	if f.force {
-		opts = append(opts, build.WithForce())
-	}
-	var led *buildLedger
-	if f.dryRun {
-		opts = append(opts, build.WithDryRun())
-	} else {
-		var more []build.Option
-		var err error
-		if led, more, err = openBuildLedger(cfg, log); err != nil {
-			log.Error("cannot open what search engines are owed", zap.Error(err))
-			return ExitFailure
-		}
-		defer led.close()
-		opts = append(opts, more...)
-	}
-	eng, err := build.New(cfg, log, opts...)
-	if err != nil {
-		log.Error("cannot start", zap.Error(err))
-		return ExitFailure
-	}
-	defer eng.Close()
-	if led != nil {
-		led.eng = eng
-	}
-	rep, err := eng.Build(ctx)
-	if led != nil && err == nil && len(rep.Written) > 0 {
-		// The index URLs a ping names are known for sure only now.
-		if err := led.n.Note(nil, eng.IndexURLs(), true, false); err != nil {
-			log.Error("cannot record what search engines are owed", zap.Error(err))
-		}
-	}
-	if f.dryRun {
-		if errors.Is(err, context.Canceled) {
-			log.Warn("dry run interrupted")
-			return ExitFailure
-		}
-		code := printPlan(stdout, cfg, eng.Plan(), rep, err)
-		printSearchConsole(stdout, cfg, eng.IndexURLs())
-		return code
-	}
-	if rep != nil {
-		log.Info("build finished",
-			zap.String("root", cfg.Root),
-			zap.Int("groups", rep.Groups), zap.Int("urls", rep.URLs),
-			zap.Int("sitemaps", rep.Sitemaps), zap.Int("indexes", rep.Indexes),
-			zap.Int("written", len(rep.Written)), zap.Int("unchanged", rep.Unchanged),
-			zap.Int("removed", len(rep.Removed)), rep.LeftOutField(), rep.Lastmods.Field(), zap.Float64("seconds", rep.Duration.Seconds()))
-	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			log.Warn("build interrupted; published files are unchanged")
-			return ExitFailure
-		}
-		for _, e := range splitErrors(err) {
-			log.Error("build problem", zap.Error(e))
-		}
-		return ExitFailure
-	}
-	return ExitOK
+	return s.each(site)
 }
 
 // siteLabel names the configuration, and the site when it holds several.
@@ -417,94 +250,4 @@ func splitErrors(err error) []error {
 		return out
 	}
 	return []error{err}
-}
-
-// cmdPing sends what the state directory says the endpoints are owed, and
-// reports per endpoint. It cannot run beside `sitemapd run` on the same
-// state: the daemon sends on its schedule.
-func cmdPing(args []string, stdout, stderr io.Writer) int {
-	var f pingFlags
-	s, ok := start("ping", args, stderr, f.define)
-	if !ok {
-		return ExitUsage
-	}
-	defer s.stop()
-	return s.each(func(s session) int { return pingSite(s, f, stdout) })
-}
-
-// pingSite is `sitemapd ping` of one site.
-func pingSite(s session, f pingFlags, stdout io.Writer) int {
-	cfg, log, ctx := s.cfg, s.log, s.ctx
-	if len(cfg.Notify.Endpoints) == 0 {
-		fmt.Fprintf(stdout, "%s: no notify endpoints configured\n", siteLabel(s))
-		return ExitOK
-	}
-	hist := &pingHistory{log: log}
-	n, err := ping.New(cfg, log, ping.WithVersion(versionString()), ping.WithObserver(hist.observe))
-	if err != nil {
-		if errors.Is(err, ping.ErrLocked) {
-			err = fmt.Errorf("%w: sitemapd run sends on its schedule; stop it to send by hand", err)
-		}
-		log.Error("cannot start", zap.Error(err))
-		return ExitFailure
-	}
-	defer n.Close()
-	if f.now {
-		indexes, err := publishedIndexes(cfg)
-		if err != nil {
-			log.Error("cannot find the published index", zap.Error(err))
-			return ExitFailure
-		}
-		if err := n.OweIndex(indexes); err != nil {
-			log.Error("cannot record the ping", zap.Error(err))
-			return ExitFailure
-		}
-	}
-	if f.dryRun {
-		plan := n.Plan()
-		for _, r := range plan {
-			if r.URLs != nil {
-				fmt.Fprintf(stdout, "%s: %s %s with %d URLs\n", r.Endpoint, r.Method, r.URL, len(r.URLs))
-				for _, u := range r.URLs {
-					fmt.Fprintf(stdout, "\t%s\n", u)
-				}
-			} else {
-				fmt.Fprintf(stdout, "%s: %s %s\n", r.Endpoint, r.Method, r.URL)
-			}
-		}
-		if len(plan) == 0 {
-			fmt.Fprintln(stdout, "nothing is owed")
-		}
-		return ExitOK
-	}
-	hist.open(cfg.StateDir) // the notifier holds the state directory now
-	defer hist.close()
-	status := ExitOK
-	for _, r := range n.Flush(ctx) {
-		line := fmt.Sprintf("%s: sent %d, owed %d", r.Endpoint, r.Sent, r.Owed)
-		if r.Err != nil {
-			line += ": " + r.Err.Error()
-			status = ExitFailure
-		}
-		fmt.Fprintln(stdout, line)
-	}
-	return status
-}
-
-// publishedIndexes returns the URLs of the index files on disk.
-func publishedIndexes(cfg *config.Config) ([]string, error) {
-	dir := cfg.OutputRoot()
-	loc := siteurl.New(cfg)
-	var urls []string
-	out := cfg.OutputNames()
-	for i := 1; ; i++ {
-		name := out.Out(outname.Part(out.Index(), i))
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			if i == 1 {
-				return nil, fmt.Errorf("no index at %s: run sitemapd build first", filepath.Join(dir, name))
-			}
-			return urls, nil
-		}
-		urls = append(urls, loc.File(name))
-	}
 }

@@ -29,11 +29,7 @@ func cmdFleet(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return ExitUsage
 	}
-	proc, ok := loadConfig(path, stderr)
-	if !ok {
-		return ExitUsage
-	}
-	sites, ok := selectSites(proc, site, stderr)
+	_, sites, ok := loadSites(path, site, stderr)
 	if !ok {
 		return ExitUsage
 	}

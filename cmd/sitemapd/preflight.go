@@ -25,11 +25,7 @@ import (
 
 // checkConfig is `sitemapd check [-config FILE] [-site NAME] [-user NAME]`.
 func checkConfig(path, site, userName string, stdout, stderr io.Writer) int {
-	proc, ok := loadConfig(path, stderr)
-	if !ok {
-		return ExitUsage
-	}
-	sites, ok := selectSites(proc, site, stderr)
+	proc, sites, ok := loadSites(path, site, stderr)
 	if !ok {
 		return ExitUsage
 	}

@@ -43,11 +43,7 @@ func reachSite(ctx context.Context, cfg *config.Config, timeout time.Duration, o
 // cmdReach is `sitemapd check -reach`: every site's checks, the worst
 // status.
 func cmdReach(path, site string, timeout time.Duration, stdout, stderr io.Writer) int {
-	proc, ok := loadConfig(path, stderr)
-	if !ok {
-		return ExitUsage
-	}
-	sites, ok := selectSites(proc, site, stderr)
+	proc, sites, ok := loadSites(path, site, stderr)
 	if !ok {
 		return ExitUsage
 	}

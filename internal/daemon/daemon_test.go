@@ -76,7 +76,15 @@ func startConfig(t *testing.T, body string) *harness {
 	return h
 }
 
+// run runs the daemon as run does, and waits for it with a sync page.
 func (h *harness) run() {
+	h.launch()
+	h.sync()
+}
+
+// launch runs the daemon as run does, without waiting for it with a sync
+// page.
+func (h *harness) launch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan error, 1)
 	core, logs := observer.New(zap.InfoLevel)
@@ -88,7 +96,6 @@ func (h *harness) run() {
 	h.d = d
 	go func() { h.done <- d.Run(ctx) }()
 	h.t.Cleanup(h.stop)
-	h.sync()
 }
 
 func (h *harness) stop() {

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/ctxtime"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 )
 
@@ -285,10 +286,8 @@ func acquireWaiting(ctx context.Context, path, dir string, me Holder, wait func(
 			wait(held)
 			told = true
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		if err := ctxtime.Sleep(ctx, 200*time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
 }

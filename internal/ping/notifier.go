@@ -46,6 +46,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/ctxtime"
 	"github.com/sitemapd/sitemapd/internal/publish"
 	"github.com/sitemapd/sitemapd/internal/safefile"
 )
@@ -157,7 +158,7 @@ func New(cfg *config.Config, log *zap.Logger, opts ...Option) (*Notifier, error)
 	if log == nil {
 		log = zap.NewNop()
 	}
-	n := &Notifier{cfg: cfg, log: log.Named("notify"), sleep: sleepCtx, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	n := &Notifier{cfg: cfg, log: log.Named("notify"), sleep: ctxtime.Sleep, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 	WithVersion("dev")(n)
 	for _, o := range opts {
 		o(n)
@@ -454,15 +455,4 @@ func (n *Notifier) forget(ep *endpoint, urls []string, gens map[string]uint64) {
 
 func pingURL(template, index string) string {
 	return strings.ReplaceAll(template, "{sitemap}", url.QueryEscape(index))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

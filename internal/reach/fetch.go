@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/ctxtime"
 )
 
 // MaxBody bounds what one answer is read to: a sitemap's limit (50 MB
@@ -81,10 +83,8 @@ func (c *Checker) fetch(ctx context.Context, u string, follow bool, limit int64)
 	if err == nil || !c.opts.Strict {
 		return a, err
 	}
-	select {
-	case <-ctx.Done():
+	if ctxtime.Sleep(ctx, retryAfter) != nil {
 		return nil, err
-	case <-time.After(retryAfter):
 	}
 	return c.get(ctx, u, follow, limit)
 }

@@ -8,11 +8,29 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/siteurl"
 )
+
+// walkTree loads the configuration yaml (as the file path) and walks its
+// tree (Tree, not yet Summary), what is logged at level and above in logs.
+func walkTree(t *testing.T, yaml, path string, level zapcore.Level) (w *Walk, logs *observer.ObservedLogs) {
+	t.Helper()
+	cfg, err := config.Load([]byte(yaml), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(level)
+	s := New(cfg, zap.New(core), siteurl.New(cfg), Options{MTimeOnly: true})
+	if w, err = s.NewWalk(context.Background(), WalkOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.Tree(func(*Group) {})
+	return w, logs
+}
 
 // TestWarningsCollapse: a walk over pages that share problems logs each
 // kind once, with how many pages it concerned and the first page by path,
@@ -25,17 +43,7 @@ func TestWarningsCollapse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := config.Load([]byte("root: "+root+"\nbase_url: https://docs.sitemapd.test/\nstate_dir: \"\"\n"), filepath.Join(root, "sitemapd.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	core, logs := observer.New(zap.DebugLevel)
-	s := New(cfg, zap.New(core), siteurl.New(cfg), Options{MTimeOnly: true})
-	w, err := s.NewWalk(context.Background(), WalkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Tree(func(*Group) {})
+	w, logs := walkTree(t, "root: "+root+"\nbase_url: https://docs.sitemapd.test/\nstate_dir: \"\"\n", filepath.Join(root, "sitemapd.yaml"), zap.DebugLevel)
 	if n := logs.FilterLevelExact(zap.WarnLevel).Len(); n != 0 {
 		t.Errorf("%d warnings logged during the walk, want none until its end", n)
 	}

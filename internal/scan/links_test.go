@@ -1,16 +1,11 @@
 package scan
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
-
-	"github.com/sitemapd/sitemapd/internal/config"
-	"github.com/sitemapd/sitemapd/internal/siteurl"
 )
 
 // TestLostLinksCount: the warnings about symlinks not followed count only
@@ -73,17 +68,7 @@ func TestLostLinksCount(t *testing.T) {
 		}
 	}
 	yaml := "root: " + root + "\nbase_url: https://docs.sitemapd.test/\nstate_dir: \"\"\npages:\n  exclude: [\"/drafts/**\"]\n"
-	cfg, err := config.Load([]byte(yaml), filepath.Join(top, "sitemapd.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	core, logs := observer.New(zap.WarnLevel)
-	s := New(cfg, zap.New(core), siteurl.New(cfg), Options{MTimeOnly: true})
-	w, err := s.NewWalk(context.Background(), WalkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Tree(func(*Group) {})
+	w, logs := walkTree(t, yaml, filepath.Join(top, "sitemapd.yaml"), zap.WarnLevel)
 	w.Summary()
 	got := map[string]int{}
 	for _, e := range logs.All() {

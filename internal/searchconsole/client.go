@@ -17,6 +17,7 @@ import (
 	"golang.org/x/oauth2/google"
 
 	"github.com/sitemapd/sitemapd/internal/config"
+	"github.com/sitemapd/sitemapd/internal/ctxtime"
 	"github.com/sitemapd/sitemapd/internal/publish"
 )
 
@@ -97,7 +98,7 @@ func New(cfg *config.Config, ep config.Endpoint, log *zap.Logger, opts ...Option
 		log = zap.NewNop()
 	}
 	c := &Client{ep: ep, log: log.Named("searchconsole"), base: apiBase, attempts: cfg.Notify.Attempts, maxBackoff: cfg.Notify.MaxBackoff,
-		now: time.Now, sleep: sleepCtx, kick: make(chan struct{}, 1), outside: map[string]bool{}, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+		now: time.Now, sleep: ctxtime.Sleep, kick: make(chan struct{}, 1), outside: map[string]bool{}, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 	WithVersion("dev")(c)
 	for _, o := range opts {
 		o(c)
@@ -283,15 +284,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

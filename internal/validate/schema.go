@@ -23,32 +23,72 @@ const (
 	xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 )
 
-// order is the place of each of <url>'s own elements; other namespaces'
-// come after them (5).
-var order = map[string]int{"loc": 1, "lastmod": 2, "changefreq": 3, "priority": 4}
+// shape is what a sitemaps.org schema says a document of one kind holds:
+// its root holds other namespaces' elements, then one or more entries; an
+// entry holds its own elements in order, each at most once, then other
+// namespaces' elements. The messages name the schema and the order as a
+// reader of that kind of document knows them.
+type shape struct {
+	root   string         // urlset or sitemapindex
+	schema string         // sitemap.xsd or siteindex.xsd
+	entry  string         // url or sitemap
+	order  map[string]int // the place of each of the entry's own elements; other namespaces' come after them (foreignRank)
+	wants  string         // the order, as "<schema> wants ..., before other namespaces' elements" says it
+	// notOwn says why an element of the sitemap namespace that is not the
+	// entry's own does not belong in it.
+	notOwn func(qname, local string) string
+}
 
 const foreignRank = 5
 
-// urlsetChild reads an element of a <urlset>.
-func (c *checker) urlsetChild(t xml.StartElement, f *frame, attrs []attr) {
+// urlset is the shape of a <urlset>, by sitemap.xsd.
+var urlset = shape{
+	root:   "urlset",
+	schema: "sitemap.xsd",
+	entry:  "url",
+	order:  map[string]int{"loc": 1, "lastmod": 2, "changefreq": 3, "priority": 4},
+	wants:  "<loc>, <lastmod>, <changefreq> and <priority> in that order",
+	notOwn: func(qname, local string) string {
+		if local == "link" {
+			return fmt.Sprintf("<%s> in a <url> is in the sitemap namespace, which has no <link>: an alternate is an <xhtml:link>, with xmlns:xhtml=%q declared", qname, sitemap.XHTMLNamespace)
+		}
+		return fmt.Sprintf("<%s> in a <url>: the sitemap namespace has no such element (a <url> holds <loc>, <lastmod>, <changefreq> and <priority>, then other namespaces' elements)", qname)
+	},
+}
+
+// shape says what the document being read holds: a <sitemapindex>'s
+// shape, or (also before its root is read) a <urlset>'s.
+func (c *checker) shape() *shape {
+	if c.res.Kind == sitemapindex.root {
+		return &sitemapindex
+	}
+	return &urlset
+}
+
+// schemaName is the sitemaps.org schema of the document being read.
+func (c *checker) schemaName() string { return c.shape().schema }
+
+// rootChild reads an element of the root, a <urlset> or <sitemapindex>.
+func (c *checker) rootChild(t xml.StartElement, f *frame, attrs []attr) {
+	s := c.shape()
 	switch {
-	case t.Name.Space == c.ns && t.Name.Local == "url":
+	case t.Name.Space == c.ns && t.Name.Local == s.entry:
 		c.seenURL = true
 		c.newEntry(f)
 		c.noAttributes(f, attrs)
 	case t.Name.Space == c.ns || t.Name.Space == "":
-		c.add(f.line, fmt.Sprintf("<%s> in a urlset: only <url> belongs here", t.Name.Local), true)
+		c.add(f.line, fmt.Sprintf("<%s> in a %s: only <%s> belongs here", t.Name.Local, s.root, s.entry), true)
 	default:
 		c.foreign(t, f, attrs, false)
 	}
 }
 
-// urlChild reads an element of a <url>.
-func (c *checker) urlChild(t xml.StartElement, f *frame, attrs []attr) {
-	cur := c.cur
+// entryChild reads an element of an entry, a <url> or an index's <sitemap>.
+func (c *checker) entryChild(t xml.StartElement, f *frame, attrs []attr) {
+	s, cur := c.shape(), c.cur
 	switch {
 	case t.Name.Space == "" && c.ns != "":
-		c.add(f.line, fmt.Sprintf("<%s> in a <url> is in no namespace: sitemap.xsd allows there only its own elements and other namespaces' declared ones", f.qname), true)
+		c.add(f.line, fmt.Sprintf("<%s> in a <%s> is in no namespace: %s allows there only its own elements and other namespaces' declared ones", f.qname, s.entry, s.schema), true)
 		return
 	case t.Name.Space != c.ns:
 		c.foreign(t, f, attrs, true)
@@ -57,13 +97,9 @@ func (c *checker) urlChild(t xml.StartElement, f *frame, attrs []attr) {
 		}
 		return
 	}
-	rank := order[t.Name.Local]
+	rank := s.order[t.Name.Local]
 	if rank == 0 {
-		msg := fmt.Sprintf("<%s> in a <url>: the sitemap namespace has no such element (a <url> holds <loc>, <lastmod>, <changefreq> and <priority>, then other namespaces' elements)", f.qname)
-		if t.Name.Local == "link" {
-			msg = fmt.Sprintf("<%s> in a <url> is in the sitemap namespace, which has no <link>: an alternate is an <xhtml:link>, with xmlns:xhtml=%q declared", f.qname, sitemap.XHTMLNamespace)
-		}
-		c.add(f.line, msg, true)
+		c.add(f.line, s.notOwn(f.qname, t.Name.Local), true)
 		return
 	}
 	f.role = fieldElem
@@ -73,7 +109,7 @@ func (c *checker) urlChild(t xml.StartElement, f *frame, attrs []attr) {
 	switch {
 	case seen: // reported at the end of the entry
 	case rank < cur.rank:
-		c.add(f.line, fmt.Sprintf("<%s> after <%s>: sitemap.xsd wants <loc>, <lastmod>, <changefreq> and <priority> in that order, before other namespaces' elements", f.qname, cur.last), true)
+		c.add(f.line, fmt.Sprintf("<%s> after <%s>: %s wants %s, before other namespaces' elements", f.qname, cur.last, s.schema, s.wants), true)
 	default:
 		cur.rank, cur.last = rank, f.qname
 	}
@@ -107,10 +143,7 @@ func (c *checker) foreign(t xml.StartElement, f *frame, attrs []attr, inEntry bo
 		c.foreignUnknown(f, ns)
 		return
 	}
-	first := "<url>"
-	if index {
-		first = "<sitemap>"
-	}
+	first := "<" + c.shape().entry + ">"
 	switch {
 	case !inEntry && c.seenURL:
 		c.add(f.line, fmt.Sprintf("<%s> after a %s: %s allows other namespaces' elements in a <%s> only before the first %s; %s", f.qname, first, c.schemaName(), c.res.Kind, first, belongs), true)

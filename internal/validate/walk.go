@@ -15,8 +15,9 @@ import (
 // The walk of an XML sitemap or index, token by token: each element's
 // role (root, entry, field, alternate, or skipped), its namespace
 // prefixes and attributes as written, the content allowed in it, and each
-// entry's fields when it ends. What a <urlset>'s elements may hold is in
-// schema.go; the fields' values are checked in values.go.
+// entry's fields when it ends. What a <urlset>'s or a <sitemapindex>'s
+// elements may hold is in schema.go and index.go; the fields' values are
+// checked in values.go.
 
 // frame is an open element.
 type frame struct {
@@ -46,7 +47,7 @@ const (
 type entry struct {
 	line   int
 	fields map[string]int // child element -> times seen
-	rank   int            // place of the last element read in <url>'s order
+	rank   int            // place of the last element read in the entry's order
 	last   string         // that element, as written
 }
 
@@ -139,14 +140,10 @@ func (c *checker) start(t xml.StartElement, raw []byte, line int) {
 	switch {
 	case parent == nil:
 		c.root(t, f, attrs)
-	case parent.role == rootElem && c.res.Kind == "urlset":
-		c.urlsetChild(t, f, attrs)
 	case parent.role == rootElem:
-		c.indexChild(t, f, attrs)
-	case parent.role == entryElem && c.res.Kind == "urlset":
-		c.urlChild(t, f, attrs)
+		c.rootChild(t, f, attrs)
 	case parent.role == entryElem:
-		c.sitemapChild(t, f, attrs)
+		c.entryChild(t, f, attrs)
 	case parent.role == fieldElem:
 		if !parent.flagged {
 			parent.flagged = true

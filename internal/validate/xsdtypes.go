@@ -122,42 +122,34 @@ func (p uriParser) absolute() bool {
 	if p.at(i) != ':' {
 		return false
 	}
-	i++
-	var ok bool
-	switch {
-	case p.at(i) == '/' && p.at(i+1) == '/':
-		if i, ok = p.authority(i + 2); !ok {
-			return false
-		}
-		i = p.pathAbEmpty(i)
-	case p.at(i) == '/':
-		i = p.pathAbsolute(i)
-	case p.pchar(i):
-		if i, ok = p.path(i, 0); !ok {
-			return false
-		}
-	}
-	return p.end(i)
+	i, ok := p.hierPart(i+1, 0)
+	return ok && p.end(i)
 }
 
 func (p uriParser) relative() bool {
-	i := 0
-	var ok bool
+	// path-noscheme: no ':' in the first segment.
+	i, ok := p.hierPart(0, ':')
+	return ok && p.end(i)
+}
+
+// hierPart reads from i what follows an absolute URI's scheme (hier-part)
+// or starts a relative reference (relative-part): an authority and a
+// path, an absolute path, a path whose first segment holds no forbid
+// byte, or nothing.
+func (p uriParser) hierPart(i int, forbid byte) (int, bool) {
 	switch {
 	case p.at(i) == '/' && p.at(i+1) == '/':
-		if i, ok = p.authority(i + 2); !ok {
-			return false
+		i, ok := p.authority(i + 2)
+		if !ok {
+			return i, false
 		}
-		i = p.pathAbEmpty(i)
+		return p.pathAbEmpty(i), true
 	case p.at(i) == '/':
-		i = p.pathAbsolute(i)
+		return p.pathAbsolute(i), true
 	case p.pchar(i):
-		// path-noscheme: no ':' in the first segment.
-		if i, ok = p.path(i, ':'); !ok {
-			return false
-		}
+		return p.path(i, forbid)
 	}
-	return p.end(i)
+	return i, true
 }
 
 // end reads the optional query and fragment, and reports whether nothing

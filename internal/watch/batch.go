@@ -9,7 +9,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// What a batch says beyond its directories: the entries still being
+// What is pending until a batch takes it: the dirty set (directories, and
+// by name up to maxNames of their entries), the entries still being
 // written (Busy) and the directories that lost one of sitemapd's own
 // files (Restore).
 
@@ -78,3 +79,46 @@ func (w *Watcher) busy() map[string][]string {
 	}
 	return out
 }
+
+// maxNames is how many changed entries of one directory are tracked by
+// name; past it the directory is re-read whole (syncthing uses 128 too).
+const maxNames = 128
+
+// mark makes a whole directory dirty.
+func (w *Watcher) mark(dir string) {
+	w.dirty[dir] = nil
+	w.marks++
+}
+
+// markName makes one entry of a directory dirty.
+func (w *Watcher) markName(dir, name string) {
+	w.marks++
+	names, ok := w.dirty[dir]
+	switch {
+	case ok && names == nil:
+		return // the whole directory is dirty already
+	case !ok:
+		names = map[string]bool{}
+		w.dirty[dir] = names
+	}
+	names[name] = true
+	if len(names) > maxNames {
+		w.dirty[dir] = nil
+	}
+}
+
+// clearPending forgets what was handed out, but for the entries b found
+// busy: they are pending again, to be handed out once quiet.
+func (w *Watcher) clearPending(b Batch) {
+	clear(w.dirty)
+	clear(w.restore)
+	w.rescan, w.rootMoved = false, false
+	for dir, names := range b.Busy {
+		for _, n := range names {
+			w.markName(dir, n)
+		}
+	}
+}
+
+// pending says whether there is anything to hand out.
+func (w *Watcher) pending() bool { return len(w.dirty) > 0 || w.rescan || len(w.restore) > 0 }

@@ -33,9 +33,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -195,114 +193,6 @@ func (w *Watcher) noteState() {
 // Close releases the inotify instance, or its share of the Mux's.
 func (w *Watcher) Close() error { return w.src.Close() }
 
-func limitHint(err error) string {
-	switch {
-	case errors.Is(err, syscall.ENOSPC):
-		return " (the inotify watch limit is reached: raise fs.inotify.max_user_watches, e.g. sysctl fs.inotify.max_user_watches=524288)"
-	case errors.Is(err, syscall.EMFILE):
-		return " (the inotify instance limit is reached: raise fs.inotify.max_user_instances)"
-	}
-	return ""
-}
-
-func (w *Watcher) abs(rel string) string {
-	if rel == "" {
-		return w.opts.Root
-	}
-	return w.opts.Root + "/" + rel
-}
-
-// rel maps an event path to a root-relative path; ok is false outside root.
-func (w *Watcher) rel(p string) (string, bool) {
-	if p == w.opts.Root {
-		return "", true
-	}
-	r, ok := strings.CutPrefix(p, w.opts.Root+"/")
-	return r, ok
-}
-
-// addTree watches dir and every directory below it that is not skipped,
-// watch first and read second, and marks each one dirty when scan is set
-// (a directory that appeared: its files were never reported).
-func (w *Watcher) addTree(dir string, scan bool) {
-	if dir != "" && w.opts.SkipDir(dir) {
-		return
-	}
-	if !w.watched[dir] {
-		if err := w.src.Add(w.abs(dir)); err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				return // gone already
-			}
-			if !w.unwatched[dir] {
-				w.log.Warn("cannot watch directory; polling it instead"+limitHint(err),
-					zap.String("path", w.abs(dir)), zap.Error(err))
-			}
-			w.unwatched[dir] = true
-			w.rescan = true
-			w.marks++
-		} else {
-			w.watched[dir] = true
-			delete(w.unwatched, dir)
-		}
-		w.noteState()
-	}
-	if scan {
-		w.mark(dir)
-	}
-	entries, err := os.ReadDir(w.abs(dir))
-	if err != nil {
-		return // gone, or unreadable: the build reports it
-	}
-	for _, e := range entries {
-		if e.IsDir() && e.Name()[0] != '.' {
-			w.addTree(path.Join(dir, e.Name()), scan)
-		}
-	}
-}
-
-// maxNames is how many changed entries of one directory are tracked by
-// name; past it the directory is re-read whole (syncthing uses 128 too).
-const maxNames = 128
-
-// mark makes a whole directory dirty.
-func (w *Watcher) mark(dir string) {
-	w.dirty[dir] = nil
-	w.marks++
-}
-
-// markName makes one entry of a directory dirty.
-func (w *Watcher) markName(dir, name string) {
-	w.marks++
-	names, ok := w.dirty[dir]
-	switch {
-	case ok && names == nil:
-		return // the whole directory is dirty already
-	case !ok:
-		names = map[string]bool{}
-		w.dirty[dir] = names
-	}
-	names[name] = true
-	if len(names) > maxNames {
-		w.dirty[dir] = nil
-	}
-}
-
-// dropTree removes the watches of dir and everything below it.
-func (w *Watcher) dropTree(dir string) {
-	for d := range w.watched {
-		if d == dir || dir == "" || strings.HasPrefix(d, dir+"/") {
-			_ = w.src.Remove(w.abs(d)) // fails when the kernel dropped it already
-			delete(w.watched, d)
-		}
-	}
-	for d := range w.unwatched {
-		if d == dir || dir == "" || strings.HasPrefix(d, dir+"/") {
-			delete(w.unwatched, d)
-		}
-	}
-	w.noteState()
-}
-
 // handle folds one event into the dirty set.
 func (w *Watcher) handle(ev fsnotify.Event) {
 	if ce := w.log.Check(zap.DebugLevel, "event"); ce != nil {
@@ -361,85 +251,6 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 	w.markName(parent, name)
 	w.noteRecent(rel, ev)
 }
-
-// checkRoot re-resolves the root after an event on it: gone, replaced by
-// another directory, or unchanged.
-func (w *Watcher) checkRoot() {
-	real, err := filepath.EvalSymlinks(w.opts.Root)
-	switch {
-	case err != nil:
-		w.rootMissing()
-	case real != w.rootReal && !w.rootGone:
-		w.log.Info("document root now points elsewhere; rescanning",
-			zap.String("root", w.opts.Root), zap.String("was", w.rootReal), zap.String("now", real))
-		w.dropTree("")
-		w.rootReal = real
-		w.addTree("", false)
-		w.rescan, w.rootMoved = true, true
-		w.marks++
-	}
-}
-
-func (w *Watcher) rootMissing() {
-	if !w.rootGone {
-		w.log.Warn("document root vanished; keeping every sitemap and waiting for it to return",
-			zap.String("root", w.opts.Root))
-	}
-	w.rootGone = true
-	w.dropTree("") // also notes the state
-	clear(w.dirty)
-	w.rescan = false
-}
-
-// rootPoll is how often a missing root is looked for.
-const rootPoll = time.Second
-
-// poll retries what degraded mode lacks: the root (every rootPoll), and
-// unwatched dirs (every PollInterval).
-func (w *Watcher) poll() {
-	if w.rootGone {
-		if st, err := os.Stat(w.opts.Root); err != nil || !st.IsDir() {
-			return
-		}
-		w.log.Info("document root is back; rescanning", zap.String("root", w.opts.Root))
-		w.rootGone = false
-		w.rootReal, _ = filepath.EvalSymlinks(w.opts.Root)
-		w.addTree("", false) // also notes the state
-		w.rescan, w.rootMoved = true, true
-		w.marks++
-		return
-	}
-	if len(w.unwatched) > 0 && time.Since(w.lastRetry) >= w.opts.PollInterval {
-		w.lastRetry = time.Now()
-		dirs := make([]string, 0, len(w.unwatched))
-		for d := range w.unwatched {
-			dirs = append(dirs, d)
-		}
-		for _, d := range dirs {
-			w.addTree(d, false)
-		}
-		if len(w.unwatched) == 0 {
-			w.log.Info("every directory is watched again")
-		}
-		w.rescan = true // polling: whatever changed meanwhile was not reported
-		w.marks++
-	}
-}
-
-// clearPending forgets what was handed out, but for the entries b found
-// busy: they are pending again, to be handed out once quiet.
-func (w *Watcher) clearPending(b Batch) {
-	clear(w.dirty)
-	clear(w.restore)
-	w.rescan, w.rootMoved = false, false
-	for dir, names := range b.Busy {
-		for _, n := range names {
-			w.markName(dir, n)
-		}
-	}
-}
-
-func (w *Watcher) pending() bool { return len(w.dirty) > 0 || w.rescan || len(w.restore) > 0 }
 
 // Run watches until ctx is done, sending batches on out. It keeps reading
 // events while a batch waits to be taken, so a slow consumer never makes

@@ -97,6 +97,24 @@ func run(t *testing.T, w *Watcher) (<-chan Batch, func()) {
 	return out, func() { cancel(); <-done }
 }
 
+// keepWriting sends a write event on name every 50 ms, as a file being
+// copied without end, until the returned func is called.
+func keepWriting(src *fakeSource, name string) (stop func()) {
+	stopping, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stopping:
+				return
+			case src.ev <- fsnotify.Event{Name: name, Op: fsnotify.Write}:
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	return func() { close(stopping); <-done }
+}
+
 func TestDebounceSettleAndMaxDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := tree(t, "a", "b")
@@ -121,18 +139,7 @@ func TestDebounceSettleAndMaxDelay(t *testing.T) {
 
 		// An event every 50 ms without end: batches still come every
 		// MaxDelay, so a busy directory never starves.
-		stopWriting, writerDone := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(writerDone)
-			for {
-				select {
-				case <-stopWriting:
-					return
-				case src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "y.html"), Op: fsnotify.Write}:
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-		}()
+		stopWriting := keepWriting(src, filepath.Join(root, "a", "y.html"))
 		// Each batch comes at most MaxDelay after the first event after the
 		// previous one, which is at most 50 ms after it.
 		for i := 1; i <= 3; i++ {
@@ -142,8 +149,7 @@ func TestDebounceSettleAndMaxDelay(t *testing.T) {
 				t.Errorf("batch %d after %v: starved past MaxDelay", i, got)
 			}
 		}
-		close(stopWriting)
-		<-writerDone
+		stopWriting()
 	})
 }
 
@@ -401,18 +407,7 @@ func TestBusy(t *testing.T) {
 		// done.html is written once, then copying.html without end: the
 		// batch is cut by MaxDelay, with done.html long quiet.
 		ev("done.html", fsnotify.Write)
-		stopWriting, writerDone := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(writerDone)
-			for {
-				select {
-				case <-stopWriting:
-					return
-				case src.ev <- fsnotify.Event{Name: filepath.Join(root, "a", "copying.html"), Op: fsnotify.Write}:
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-		}()
+		stopWriting := keepWriting(src, filepath.Join(root, "a", "copying.html"))
 		b := <-out
 		if want := map[string][]string{"a": {"copying.html"}}; !maps.EqualFunc(b.Busy, want, slices.Equal) {
 			t.Errorf("batch cut by MaxDelay: Busy = %v, want %v", b.Busy, want)
@@ -420,8 +415,7 @@ func TestBusy(t *testing.T) {
 		if !slices.Contains(b.Names["a"], "done.html") {
 			t.Errorf("batch names %v lack done.html", b.Names)
 		}
-		close(stopWriting)
-		<-writerDone
+		stopWriting()
 		start := time.Now()
 		b = <-out
 		if b.Busy != nil || !slices.Equal(b.Names["a"], []string{"copying.html"}) {
