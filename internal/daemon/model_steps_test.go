@@ -28,18 +28,8 @@ func (m *model) step(i int) {
 		m.templateDeploy(logf)
 	case 23: // a content edit, which must be owed
 		m.contentEdit(logf)
-	case 20: // the URL file rewritten, in place or by a rename over it
-		renameOver := r.IntN(2) == 0
-		logf("rewrite the URL file (rename over it: %v)", renameOver)
-		m.writeURLFile(renameOver)
-	case 21: // the URL file removed (its sitemap stays as it was), or back
-		if r.IntN(3) > 0 {
-			logf("write the URL file")
-			m.writeURLFile(false)
-			break
-		}
-		logf("rm the URL file")
-		os.Remove(h.urlFile())
+	case 20, 21: // the URL file rewritten, removed, or back
+		m.urlFileStep(op, logf)
 	case 0, 1: // create
 		f := filepath.Join(m.dir(), m.name())
 		logf("create %s", f)
@@ -47,10 +37,7 @@ func (m *model) step(i int) {
 	case 2: // write again with a new mtime
 		m.rewrite(i, logf)
 	case 3: // delete
-		if f := m.existing(false); f != "" {
-			logf("rm %s", f)
-			os.Remove(h.path(f))
-		}
+		m.remove(logf)
 	case 4: // rename a file, maybe across directories
 		m.renameFile(i, logf)
 	case 5: // rename a directory
@@ -58,15 +45,9 @@ func (m *model) step(i int) {
 	case 6: // move a pre-populated tree in from outside
 		m.moveTreeIn(i, logf)
 	case 7: // move a tree out
-		if d := m.existing(true); d != "" {
-			logf("mv %s/ outside/out%d/", d, i)
-			os.Rename(h.path(d), filepath.Join(h.dir, "outside", fmt.Sprintf("out%d", i)))
-		}
+		m.moveTreeOut(i, logf)
 	case 8: // mkdir -p and write at once
-		d := filepath.Join(m.dir(), fmt.Sprintf("new%d/deep/er", i))
-		logf("mkdir -p %s; write a.html there and b.html above", d)
-		h.write(filepath.Join(d, "a.html"))
-		h.write(filepath.Join(filepath.Dir(d), "b.html"))
+		m.mkdirP(i, logf)
 	case 9: // a vim save (backupcopy=no)
 		m.vimSave(i, logf)
 	case 10: // a burst of files
@@ -76,9 +57,7 @@ func (m *model) step(i int) {
 	case 13: // a new head: what it says decides whether and how the page is listed
 		m.newHead(i, logf)
 	case 14: // an error page, as servers and generators write them
-		f := filepath.Join(m.dir(), []string{"404.html", "50x.html", "not_found.html"}[r.IntN(3)])
-		logf("create error page %s", f)
-		h.write(f)
+		m.errorPage(logf)
 	case 15: // a new configuration: another directory excluded, or none
 		m.reload(i, logf)
 	case 16: // a redeploy: every page of a directory rewritten with the same bytes
@@ -343,6 +322,58 @@ func (m *model) chmod(i int, logf func(string, ...any)) {
 		logf("chmod %o %s", mode, f)
 		os.Chmod(h.path(f), mode)
 	}
+}
+
+// remove is step 3: delete a page.
+func (m *model) remove(logf func(string, ...any)) {
+	if f := m.existing(false); f != "" {
+		logf("rm %s", f)
+		os.Remove(m.h.path(f))
+	}
+}
+
+// moveTreeOut is step 7: move a tree out of the root.
+func (m *model) moveTreeOut(i int, logf func(string, ...any)) {
+	h := m.h
+	if d := m.existing(true); d != "" {
+		logf("mv %s/ outside/out%d/", d, i)
+		os.Rename(h.path(d), filepath.Join(h.dir, "outside", fmt.Sprintf("out%d", i)))
+	}
+}
+
+// mkdirP is step 8: mkdir -p and write at once.
+func (m *model) mkdirP(i int, logf func(string, ...any)) {
+	d := filepath.Join(m.dir(), fmt.Sprintf("new%d/deep/er", i))
+	logf("mkdir -p %s; write a.html there and b.html above", d)
+	m.h.write(filepath.Join(d, "a.html"))
+	m.h.write(filepath.Join(filepath.Dir(d), "b.html"))
+}
+
+// urlFileStep is steps 20 (the URL file rewritten, in place or by a
+// rename over it) and 21 (removed: its sitemap stays as it was; or back).
+func (m *model) urlFileStep(op int, logf func(string, ...any)) {
+	r := m.r
+	if op == 20 {
+		renameOver := r.IntN(2) == 0
+		logf("rewrite the URL file (rename over it: %v)", renameOver)
+		m.writeURLFile(renameOver)
+		return
+	}
+	if r.IntN(3) > 0 {
+		logf("write the URL file")
+		m.writeURLFile(false)
+		return
+	}
+	logf("rm the URL file")
+	os.Remove(m.h.urlFile())
+}
+
+// errorPage is step 14: an error page, as servers and generators write
+// them.
+func (m *model) errorPage(logf func(string, ...any)) {
+	f := filepath.Join(m.dir(), []string{"404.html", "50x.html", "not_found.html"}[m.r.IntN(3)])
+	logf("create error page %s", f)
+	m.h.write(f)
 }
 
 // writeURLFile writes the URL file anew: more, and about half of a pool of
