@@ -44,9 +44,10 @@ func TestBusyHardLink(t *testing.T) {
 // TestBusyUnannounced: in the daemon's publish of a watcher's batch, a
 // page whose file changed after the batch was made (less watch.settle) is
 // not taken as a version of the page (its events are still to come), nor
-// is an empty page the batch did not name (cp truncating it: the kernel
-// shows the new size before the new times); once a batch made after it
-// names it, quiet, it is.
+// is an empty page, named by the batch or not (cp truncating it: the
+// kernel shows the new size before the new times; a writer held up
+// longer than watch.settle between truncating and writing); once a batch
+// made after it names it, quiet and written, it is.
 func TestBusyUnannounced(t *testing.T) {
 	root := site(t, "docs/a.html", "docs/b.html")
 	cfg := loadConfig(t, baseConfig, root, "watch: {settle: 50ms, max_delay: 1s}\n")
@@ -79,5 +80,8 @@ func TestBusyUnannounced(t *testing.T) {
 	}
 	time.Sleep(cfg.Watch.Settle)
 	update("empty, its directory read whole", time.Now(), nil)
-	update("empty, named by the watcher", time.Now(), map[string][]string{"docs": {"b.html"}}, "b.html")
+	update("empty, named by the watcher", time.Now(), map[string][]string{"docs": {"b.html"}})
+	mustWrite(t, filepath.Join(root, "docs/b.html"), defaultMTime.Add(2*time.Hour))
+	time.Sleep(cfg.Watch.Settle)
+	update("written at last, named by the watcher", time.Now(), map[string][]string{"docs": {"b.html"}}, "b.html")
 }

@@ -3,9 +3,7 @@ package build
 import (
 	"context"
 	"maps"
-	"path"
 	"slices"
-	"strings"
 
 	"github.com/sitemapd/sitemapd/internal/scan"
 	"github.com/sitemapd/sitemapd/internal/tree"
@@ -127,10 +125,6 @@ func (e *Engine) readGroup(ctx context.Context, r *run, dir string, dirty []stri
 		// Less watch.settle: a change the batch holds that recent, the
 		// watcher names busy anyway (watch.Batch.Busy).
 		o.Unseen = uo.at.Add(-e.cfg.Watch.Settle)
-		o.Named = func(rel string) bool {
-			dir, name := path.Split(rel)
-			return slices.Contains(names[strings.TrimSuffix(dir, "/")], name)
-		}
 	}
 	mem := e.model.mem
 	if st := e.model.groups[dir]; len(dirty) > 0 && mem != nil && mem.Remembers(dir) && (st == nil || (!st.failed && len(st.links) == 0)) {

@@ -38,6 +38,7 @@ type harness struct {
 	// configFor is the configuration with extra keys for the site served
 	// from root/ (the model's reloads write it).
 	configFor func(extra string) string
+	name      string // names the daemon's log lines when several run
 }
 
 func (h *harness) Published(p Publish) {
@@ -62,9 +63,16 @@ func start(t *testing.T, extra string) *harness {
 // root (or first site's) is root/.
 func startConfig(t *testing.T, body string) *harness {
 	t.Helper()
+	return startNamed(t, "", body)
+}
+
+// startNamed is startConfig for one of several daemons: name is the
+// name of its logger.
+func startNamed(t *testing.T, name, body string) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml"),
-		reload: make(chan struct{}, 1), configFor: func(extra string) string { return testConfig + extra }}
+		reload: make(chan struct{}, 1), configFor: func(extra string) string { return testConfig + extra }, name: name}
 	os.MkdirAll(h.root, 0o755)
 	os.MkdirAll(filepath.Join(dir, "outside"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "etc"), 0o755) // for extra_urls files
@@ -91,7 +99,7 @@ func (h *harness) launch() {
 	h.logs = logs
 	// Info, not Debug: a failure's log must stay short enough to read
 	// (every inotify event is a debug line).
-	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)).Core(), core))
+	log := zap.New(zapcore.NewTee(zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)).Core(), core)).Named(h.name)
 	d := New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload}, log)
 	h.d = d
 	go func() { h.done <- d.Run(ctx) }()

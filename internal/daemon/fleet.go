@@ -59,14 +59,26 @@ func (ss *session) fleetChanged() <-chan struct{} {
 
 // agreed publishes again what the fleet settled otherwise: its pages,
 // read again (their files unchanged, they take the fleet's times), or,
-// for sitemap files only, the index.
+// for sitemap files only, the index; or the whole site, when a version
+// came back with another time (fleet.Agreement.Reread).
 func (ss *session) agreed(ctx context.Context) {
 	pages, index := ss.fleet.Take()
 	eng := ss.eng
 	switch {
+	case ss.fleet.Reread():
+		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Build(ctx) })
 	case len(pages) > 0:
+		// Only times change: a page whose file changed since the last
+		// batch is busy here (its batch reads it, and owes it), so what
+		// this publish changes is lastmods adopted, owed to nobody: the
+		// page's change was owed when it was published (a search engine
+		// told twice of it otherwise, if it was sent meanwhile).
 		dirs := slices.Sorted(maps.Keys(pages))
-		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Update(ctx, dirs, pages) })
+		ss.led.timesOnly = true
+		defer func() { ss.led.timesOnly = false }()
+		ss.publish(FleetAgreed, func() (*build.Report, error) {
+			return eng.Update(ctx, dirs, pages, build.WithBatchTime(ss.lastBatch.Add(ss.cfg.Watch.Settle)))
+		})
 	case index:
 		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Rebuild(ctx, nil) })
 	}

@@ -21,6 +21,9 @@ type ledger struct {
 	observed bool           // a Notifier observes the publishes' changes
 	initial  bool           // the publish is the first build of this run
 	indexes  []string       // index URLs a ping was recorded for, this publish
+	// timesOnly: the publish only adopts the fleet's times (fleet.go's
+	// agreed), so the pages it changes are owed nothing.
+	timesOnly bool
 }
 
 // wantsURLs reports whether the publish beginning is to keep the URLs of
@@ -37,6 +40,9 @@ func (l *ledger) owe(c changeset.Changes, files bool) error {
 	}
 	if files {
 		l.indexes = l.eng.IndexURLs() // as published so far; checked after
+	}
+	if l.timesOnly {
+		c.Changed = nil
 	}
 	return l.notifier.Note(slices.Concat(c.Added, c.Changed, c.Removed), l.indexes, files, l.initial)
 }

@@ -60,6 +60,10 @@ type session struct {
 	// printsOwed: the first build published without reading what pages
 	// say (build.WithDeferredPrints); the loop's next step reads it.
 	printsOwed bool
+	// lastBatch is when the last batch published was made (the first
+	// build's start before any): a page changed since is the next
+	// batch's to publish (fleet.go's agreed).
+	lastBatch time.Time
 	// replaced is set when a publish finds the output directory moved or
 	// replaced: the loop then serves the configuration again, on the
 	// directory its path names now.
@@ -237,6 +241,7 @@ func (ss *session) showState() {
 // directory replaced: the loop restarts on it).
 func (ss *session) firstBuild(ctx context.Context, first bool) (ending, error) {
 	var rep *build.Report
+	ss.lastBatch = time.Now()
 	if ss.publish(InitialBuild, func() (*build.Report, error) {
 		var err error
 		rep, err = ss.eng.Build(ctx)
@@ -334,6 +339,7 @@ func (ss *session) step(ctx context.Context) (ending, version, error) {
 // changed; or ends serve when the document root was replaced.
 func (ss *session) changed(ctx context.Context, b watch.Batch) (ending, version, error) {
 	eng := ss.eng
+	ss.lastBatch = b.At
 	if len(b.Restore) > 0 && !b.RootChanged && !b.Rescan {
 		// A full build (the other cases) writes every missing file too.
 		if lost := eng.Lost(b.Restore); len(lost) > 0 {

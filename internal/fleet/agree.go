@@ -28,7 +28,15 @@ type Agreement struct {
 	files  map[string]vkey     // each sitemap file's last version asked for
 	redo   map[string][]string // pages to read again: dir -> names
 	index  bool                // a file's time changed: the index again
-	health health
+	// orphans are versions this server had in its mirror whose record
+	// another server deleted (it moved on): this server may still publish
+	// them, with the time they had. One created again with another time
+	// (its server came back to those bytes: a rollback, a page added and
+	// removed) has every page read again (reread): which pages hold it
+	// is not known, only its hash.
+	orphans map[vkey]int64
+	reread  bool
+	health  health
 	// compacted is the revision of this server's last compaction;
 	// written, the keys it wrote since.
 	compacted, written int64
@@ -84,7 +92,7 @@ func New(cfg *config.Fleet, log *zap.Logger) (*Agreement, error) {
 func newAgreement(cli *clientv3.Client, prefix string, log *zap.Logger) *Agreement {
 	return &Agreement{
 		cli: cli, prefix: prefix, log: log,
-		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, files: map[string]vkey{}, redo: map[string][]string{},
+		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, files: map[string]vkey{}, redo: map[string][]string{}, orphans: map[vkey]int64{},
 		loaded: make(chan struct{}), wake: make(chan struct{}, 1), changed: make(chan struct{}, 1),
 		health: health{since: time.Now(), reason: "not connected yet"},
 	}
@@ -128,6 +136,7 @@ func (a *Agreement) agree(k vkey, c claim) int64 {
 	if q, ok := a.queue[k]; ok {
 		return q.local
 	}
+	delete(a.orphans, k) // this server creates it: its own time
 	a.queue[k] = c
 	select {
 	case a.wake <- struct{}{}:
@@ -149,6 +158,51 @@ func (a *Agreement) Take() (pages map[string][]string, index bool) {
 	pages, index = a.redo, a.index
 	a.redo, a.index = map[string][]string{}, false
 	return pages, index
+}
+
+// Reread returns, and forgets, whether every page is to be read again:
+// a version this server may publish came back with another time (orphan).
+func (a *Agreement) Reread() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.reread
+	a.reread = false
+	return r
+}
+
+// maxOrphans bounds the orphans remembered (some 40 bytes each): past it
+// they are forgotten, and a rollback on one server of a version deleted
+// before then is agreed at the next full walk (watch.rescan).
+const maxOrphans = 1 << 16
+
+// orphan notes that another server deleted the record of version k,
+// which had time t here; a.mu is held.
+func (a *Agreement) orphan(k vkey, t int64) {
+	if len(a.orphans) >= maxOrphans {
+		clear(a.orphans)
+	}
+	a.orphans[k] = t
+}
+
+// recreated notes that orphan k was recorded again, with the mirror's
+// time now: if it differs from the one published, the sitemap file that
+// has it takes it into the index, or, a page's, every page is read
+// again; a.mu is held.
+func (a *Agreement) recreated(k vkey, was int64) {
+	delete(a.orphans, k)
+	if a.mirror[k] == was {
+		return
+	}
+	a.index, a.reread = true, true
+	for _, f := range a.files {
+		if f == k { // a sitemap file's: the index is enough
+			a.reread = false
+		}
+	}
+	select {
+	case a.changed <- struct{}{}:
+	default:
+	}
 }
 
 // settled notes that version k of c, published with c.local, is recorded

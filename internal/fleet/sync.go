@@ -192,6 +192,9 @@ func (a *Agreement) apply(evs []*clientv3.Event) {
 			continue
 		}
 		if ev.Type == clientv3.EventTypeDelete {
+			if t, ok := a.mirror[k]; ok { // another server's: this one's deleted it already
+				a.orphan(k, t)
+			}
 			delete(a.mirror, k)
 			continue
 		}
@@ -199,6 +202,8 @@ func (a *Agreement) apply(evs []*clientv3.Event) {
 		if c, queued := a.queue[k]; queued {
 			delete(a.queue, k)
 			a.settled(c, a.mirror[k])
+		} else if was, ok := a.orphans[k]; ok {
+			a.recreated(k, was)
 		}
 	}
 }

@@ -18,14 +18,17 @@ import "github.com/sitemapd/sitemapd/internal/tree"
 // In the daemon's publish of a batch (WalkOptions.Unseen set), a page
 // known is busy too if its file changed (ctime) after Unseen: the events of that
 // change are not in the batch, and will bring the page again (cp is
-// going through a directory read whole now). And so is an empty file the
-// watcher did not name (WalkOptions.Named): a file that cp is truncating
-// shows its new size before its new times (the kernel sets them apart,
-// and stat takes no lock; seen on ext4), and no version of a page is
-// empty. (A page emptied on purpose, in a directory read whole, keeps its
-// last version until its next event or the next rescan.) A page not
-// known is not held back so: in a directory just made, files written
-// before its watch have no event to bring them again.
+// going through a directory read whole now). And so is an empty file,
+// named by the batch or not: no version of a page is empty. A file that
+// cp is truncating shows its new size before its new times (the kernel
+// sets them apart, and stat takes no lock; seen on ext4); and a writer
+// that truncates a file and is held up longer than watch.settle before it
+// writes (a busy machine's scheduler, a slow network copy) leaves it
+// empty, and named, once the batch is made: its write brings the page
+// again. (A page emptied on purpose keeps its last version until its
+// next event or the next rescan.) A page not known is not held back so:
+// in a directory just made, files written before its watch have no event
+// to bring them again.
 func (w *Walk) busy(g *Group, p *tree.Page, rel string, st fileStat, kn *known, loc func() string) (handled, gone bool) {
 	k, ok := kn.lookup(p.Name)
 	if !(w.o.Busy != nil && w.o.Busy(rel)) && !(ok && w.unannounced(rel, st)) {
@@ -52,5 +55,5 @@ func (w *Walk) unannounced(rel string, st fileStat) bool {
 	if st.ctime > w.o.Unseen.UnixNano() {
 		return true
 	}
-	return st.size == 0 && w.o.Named != nil && !w.o.Named(rel)
+	return st.size == 0
 }

@@ -158,10 +158,8 @@ type WalkOptions struct {
 	// Unseen, in the daemon's publish of a watcher's batch, is the time
 	// after which a change may not be in the batch (when it was made,
 	// less watch.settle): a page whose file changed after it is busy
-	// (busy.go). Named reports whether the batch named a page (its
-	// root-relative path): an empty file it did not name is busy too.
+	// (busy.go), and so is an empty file.
 	Unseen time.Time
-	Named  func(rel string) bool
 }
 
 // Walk is one read of the tree, or of part of it. Its methods must not be
