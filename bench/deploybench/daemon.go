@@ -175,10 +175,10 @@ output_dir: sitemaps
 state_dir: state
 base_url: %s
 watch: {rescan: 0s}
-log: {level: info, format: json}
+log: {level: %s, format: json}
 notify:
   endpoints:
     - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef}
-`, base, receiverURL)
+`, base, *level, receiverURL)
 	return cfg, os.WriteFile(cfg, []byte(body), 0o644)
 }

@@ -33,6 +33,8 @@ var (
 	work    = flag.String("work", "", "work directory (releases, state, sitemaps, the daemon's log)")
 	rest    = flag.Duration("rest", 10*time.Second, "how long without a publish or a request to the receiver counts as quiet (more than the endpoint's delay, 5 s)")
 	jsonOut = flag.String("json", "", "also write each pattern's figures to this file, one JSON object a line")
+	only    = flag.String("only", "", "run only the patterns whose names contain this")
+	level   = flag.String("log-level", "info", "the daemon's log.level (debug logs each page whose lastmod moved, and why)")
 )
 
 func main() {
@@ -84,6 +86,9 @@ func run() error {
 		}
 	}()
 	for _, p := range patterns {
+		if !strings.Contains(p.name, *only) {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "%s: %s\n", time.Now().Format("15:04:05"), p.name)
 		if err := b.measure(p); err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
