@@ -33,8 +33,10 @@
 # publishes during it, the URLs expected and received, those extra, missing
 # or sent twice, and the time from the deploy's end to the last publish or
 # request to the receiver. Exits non-zero if any pattern sent other URLs.
-# Besides FILES and WORK (common.sh) it reads SEED (default 1) and OUT (a
-# directory to copy the table, each pattern's URLs as JSON, and the
+# Besides FILES and WORK (common.sh) it reads SEED (default 1), ONLY (run
+# only the patterns whose names contain it), LOG_LEVEL (the daemon's,
+# default info; debug logs each page whose lastmod moved, and why) and OUT
+# (a directory to copy the table, each pattern's URLs as JSON, and the
 # daemon's log to). Needs rsync; no network but loopback.
 FILES=${FILES:-143000}
 # shellcheck source=bench/common.sh
@@ -48,7 +50,7 @@ echo "generating $FILES files (-pages dense -seed $SEED) in $ROOT" >&2
 mkdir -p "$WORK/site"
 rc=0
 "$WORK/deploybench" -sitemapd "$WORK/sitemapd" -tree "$ROOT" -work "$WORK/site" \
-  -json "$WORK/patterns.jsonl" > "$WORK/table.md" || rc=$?
+  -only "${ONLY:-}" -log-level "${LOG_LEVEL:-info}" -json "$WORK/patterns.jsonl" > "$WORK/table.md" || rc=$?
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git status --porcelain -- cmd internal go.mod go.sum 2>/dev/null)" ] && commit="$commit+uncommitted changes"
 { echo "sitemapd $commit, $(go env GOVERSION), $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(df -T "$WORK" | awk 'NR==2 {print $2}')"; cat "$WORK/table.md"; } | tee "$WORK/summary.txt"

@@ -132,6 +132,16 @@ func (d *daemon) waitTrigger(n int, trigger string, limit time.Duration) error {
 	return fmt.Errorf("no %q publish within %v", trigger, limit)
 }
 
+// waitPublishes waits until the daemon has published n times.
+func (d *daemon) waitPublishes(n int, limit time.Duration) error {
+	for start := time.Now(); time.Since(start) < limit; time.Sleep(100 * time.Millisecond) {
+		if got, _ := d.published(); got >= n {
+			return nil
+		}
+	}
+	return fmt.Errorf("fewer than %d publishes within %v", n, limit)
+}
+
 func (d *daemon) stop() error {
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	err := d.cmd.Wait()

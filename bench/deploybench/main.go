@@ -128,7 +128,7 @@ func (b *bench) setUp() error {
 	if err := b.start(); err != nil {
 		return err
 	}
-	_, err = b.sync()
+	_, err = b.sync(0)
 	return err
 }
 
@@ -154,10 +154,15 @@ func (b *bench) swap(n int) error {
 	return os.Rename(tmp, b.root())
 }
 
-// sync writes a canary page, waits until the receiver has its URL and the
-// daemon rests, and returns when the daemon and the receiver were last
-// busy before the canary.
-func (b *bench) sync() (time.Time, error) {
+// sync waits until the daemon has published more than after times (a
+// deploy's first publish may come late: a swapped-in release is walked
+// whole first) and rests, writes a canary page, waits until the receiver
+// has its URL and the daemon rests, and returns when the daemon and the
+// receiver were last busy before the canary.
+func (b *bench) sync(after int) (time.Time, error) {
+	if err := b.d.waitPublishes(after+1, 30*time.Minute); err != nil {
+		return time.Time{}, err
+	}
 	last, err := quiet(b.d, b.r, time.Now(), *rest, 30*time.Minute)
 	if err != nil {
 		return last, err
@@ -208,7 +213,7 @@ func (b *bench) measure(p pattern) error {
 	if b.d != d0 { // restarted: the new daemon's publishes
 		n0 = 0
 	}
-	last, err := b.sync()
+	last, err := b.sync(n0)
 	if err != nil {
 		return err
 	}
