@@ -38,6 +38,7 @@ var (
 	stateDir  = flag.String("state", "", "state_dir, emptied before the full build and before the daemon starts (default watchbench-state beside the root)")
 	outputDir = flag.String("output", "", "output_dir (default: the root)")
 	jsonOut   = flag.String("json", "", "also write the figures to this file as one JSON object")
+	prints    = flag.Bool("prints", true, "wait for the daemon's page prints build (pages.lastmod: significant, the default, defers it past the first publish) before timing changes; false with lastmod content or mtime, which have none")
 )
 
 func main() {
@@ -108,6 +109,11 @@ func run() error {
 	}()
 	if p := <-pubs; p.trigger != "initial build" {
 		return fmt.Errorf("first publish was %q", p.trigger)
+	}
+	if *prints {
+		if err := waitTrigger(pubs, "page prints", 30*time.Minute); err != nil {
+			return err
+		}
 	}
 	rssStart := procStatus(d.Process.Pid, "VmRSS")
 
@@ -218,16 +224,19 @@ func emptyDir(dir string) error {
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 func kib(k int64) float64        { return float64(k) / 1024 }
 
-func waitChange(pubs <-chan published) error {
-	timeout := time.After(2 * time.Minute)
+func waitChange(pubs <-chan published) error { return waitTrigger(pubs, "change", 2*time.Minute) }
+
+// waitTrigger waits for a publish with this trigger, ignoring others.
+func waitTrigger(pubs <-chan published, trigger string, limit time.Duration) error {
+	timeout := time.After(limit)
 	for {
 		select {
 		case p := <-pubs:
-			if p.trigger == "change" {
+			if p.trigger == trigger {
 				return nil
 			}
 		case <-timeout:
-			return fmt.Errorf("no publish within 2 minutes of a change")
+			return fmt.Errorf("no %q publish within %v", trigger, limit)
 		}
 	}
 }

@@ -184,9 +184,18 @@ func TestMultiSiteRun(t *testing.T) {
 	if code, body := m.get("/healthz"); code != 200 || !strings.Contains(body, `"c":{"status":"ok"`) {
 		t.Errorf("/healthz: %d %s", code, body)
 	}
-	if _, body := m.get("/metrics"); !strings.Contains(body, `sitemapd_urls{site="a"} 2`) || !strings.Contains(body, `sitemapd_urls{site="c"} 1`) {
-		t.Errorf("/metrics lacks the URLs by site:\n%.2000s", body)
-	}
+	// The gauges are set once a publish is recorded, a moment after its
+	// files land.
+	poll(t, "/metrics to show the URLs by site", func() (bool, string) {
+		_, body := m.get("/metrics")
+		var urls []string
+		for line := range strings.Lines(body) {
+			if strings.HasPrefix(line, "sitemapd_urls{") {
+				urls = append(urls, strings.TrimSpace(line))
+			}
+		}
+		return strings.Contains(body, `sitemapd_urls{site="a"} 2`) && strings.Contains(body, `sitemapd_urls{site="c"} 1`), fmt.Sprint(urls)
+	})
 
 	// Reload: d is added, c's file is broken (a list where a URL goes).
 	m.addSite("d")

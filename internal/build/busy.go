@@ -3,6 +3,8 @@ package build
 import (
 	"path"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/scan"
 )
 
 // UpdateOption adjusts one Update.
@@ -48,4 +50,25 @@ func (o updateOptions) busyPage() func(rel string) bool {
 		return nil
 	}
 	return func(rel string) bool { return o.busy[rel] }
+}
+
+// batchOptions are the options of a full build (Build's).
+func batchOptions(opts []UpdateOption) updateOptions {
+	var uo updateOptions
+	for _, opt := range opts {
+		opt(&uo)
+	}
+	return uo
+}
+
+// fullWalk is o for a full walk of the daemon's batch made under these
+// options (changes: the engine is the daemon's): the pages the watcher
+// named busy are, and so are those changed since the batch was made
+// (less settle) or empty (scan's rule for a known page).
+func (uo updateOptions) fullWalk(o scan.WalkOptions, changes bool, settle time.Duration) scan.WalkOptions {
+	o.Busy = uo.busyPage()
+	if changes && !uo.at.IsZero() {
+		o.Unseen = uo.at.Add(-settle)
+	}
+	return o
 }

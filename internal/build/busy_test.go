@@ -85,3 +85,49 @@ func TestBusyUnannounced(t *testing.T) {
 	time.Sleep(cfg.Watch.Settle)
 	update("written at last, named by the watcher", time.Now(), map[string][]string{"docs": {"b.html"}}, "b.html")
 }
+
+// TestBusyRescan: the daemon's full build of a batch whose events were
+// lost (a deploy's cp -r overflowing inotify's queue) while the deploy
+// still writes: a known page written since the batch was made, or empty
+// (cp truncating it), keeps its version, and the same bytes written
+// whole move no lastmod; a page the deploy wrote before the batch is
+// read. Without the batch's time, the rescan took the empty page as a
+// version of it, and the whole page written back as another.
+func TestBusyRescan(t *testing.T) {
+	root := site(t, "docs/a.html", "docs/b.html", "docs/c.html")
+	cfg := loadConfig(t, baseConfig, root, "watch: {settle: 50ms, max_delay: 1s}\n")
+	e, _ := newEngine(t, cfg, WithChanges())
+	mustBuild(t, e)
+	a := filepath.Join(root, "docs/a.html")
+	whole, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(root, "docs/c.html"), defaultMTime.Add(time.Hour)) // before the batch
+	time.Sleep(cfg.Watch.Settle)
+	made := time.Now()
+	time.Sleep(cfg.Watch.Settle)
+	if err := os.Truncate(a, 0); err != nil { // cp, mid-copy
+		t.Fatal(err)
+	}
+	changed := func(what string, rep *Report, err error, want ...string) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, u := range want {
+			want[i] = "https://static.test/docs/" + u
+		}
+		if got := slices.Sorted(slices.Values(rep.Changes.Changed)); !slices.Equal(got, want) {
+			t.Errorf("%s: changed %v, want %v", what, got, want)
+		}
+	}
+	rep, err := e.Build(context.Background(), WithBatchTime(made))
+	changed("the rescan, a.html empty", rep, err, "c.html")
+	if err := os.WriteFile(a, whole, 0o644); err != nil { // cp done
+		t.Fatal(err)
+	}
+	time.Sleep(cfg.Watch.Settle)
+	rep, err = e.Update(context.Background(), []string{"docs"}, map[string][]string{"docs": {"a.html"}}, WithBatchTime(time.Now()))
+	changed("a.html written whole, the same bytes", rep, err)
+}

@@ -136,7 +136,13 @@ func (e *Engine) fail(r *run, dir string, err error) {
 // index, and removes sitemap files that are no longer needed. Groups that
 // cannot be read or written keep their published files; their errors are
 // returned joined, after every other group has been written.
-func (e *Engine) Build(ctx context.Context) (*Report, error) {
+//
+// The daemon's full build of a watcher's batch (a rescan after lost
+// events, new robots.txt rules) says when the batch was made
+// (WithBatchTime, WithBusy): a deploy may still be writing pages, and a
+// known page its walk finds written since, or empty, keeps its version
+// until its events bring it (scan.WalkOptions.Unseen), as in an Update.
+func (e *Engine) Build(ctx context.Context, opts ...UpdateOption) (*Report, error) {
 	if err := e.checkOutput(); err != nil {
 		return nil, err
 	}
@@ -157,10 +163,10 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	r.rep.PrintsOwed = deferPrints
 	r.store = e.pages.newStore()
 	e.pages.loadRecord(r.store != nil)
-	w, err := e.scan.NewWalk(ctx, scan.WalkOptions{
+	w, err := e.scan.NewWalk(ctx, batchOptions(opts).fullWalk(scan.WalkOptions{
 		Now: r.now, Clock: e.opts.now, Record: e.model.mem != nil || r.store != nil, Quiet: true, Known: e.pages.known,
 		StalePrints: stale, DeferPrints: deferPrints, Judged: r.judged.note,
-	})
+	}, e.opts.changes, e.cfg.Watch.Settle))
 	if err != nil {
 		e.abort(r)
 		return nil, err

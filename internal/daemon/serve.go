@@ -354,10 +354,16 @@ func (ss *session) changed(ctx context.Context, b watch.Batch) (ending, version,
 		ss.s.log.Info("document root replaced; restarting on the new one", zap.String("root", ss.cfg.Root))
 		return ss.restart()
 	case b.Rescan:
-		ss.publish(Rescan, func() (*build.Report, error) { return eng.Build(ctx) })
+		// Pages still being written (events lost in a deploy) keep
+		// their versions until their events come.
+		ss.publish(Rescan, func() (*build.Report, error) {
+			return eng.Build(ctx, build.WithBusy(b.Busy), build.WithBatchTime(b.At))
+		})
 	case robotsTouched(b) && eng.RobotsChanged():
 		// New rules may let in or keep out any page: read it all.
-		ss.publish(RobotsChanged, func() (*build.Report, error) { return eng.Build(ctx) })
+		ss.publish(RobotsChanged, func() (*build.Report, error) {
+			return eng.Build(ctx, build.WithBusy(b.Busy), build.WithBatchTime(b.At))
+		})
 	case len(b.Dirs) > 0:
 		ss.publish(Change, func() (*build.Report, error) {
 			return eng.Update(ctx, b.Dirs, b.Names, build.WithBusy(b.Busy), build.WithBatchTime(b.At))

@@ -67,9 +67,9 @@ func (s *Scanner) print(b []byte, loc string) (significant.Print, bool) {
 	return s.model.Load().Print(p), true
 }
 
-// partsBits is how many bits each part of a print keeps in tree.Page's
-// Parts: enough to say which part changed, for all but one change in
-// 4,096 (the decision itself compares the whole print's 64-bit sum).
+// partsBits is how many bits each part of a print takes in tree.Page's
+// Parts as packed here; a Listing keeps 8 of them and 24 bits of the
+// print's sum (tree.ShortPrint), and prints are compared as it keeps them.
 const partsBits = 12
 
 // packParts packs the short hashes of a print's parts.
@@ -142,7 +142,7 @@ func (v Verdict) String() string {
 func (w *Walk) judge(rel string, p *tree.Page, k tree.Page, wasKnown bool, sum uint64, pr significant.Print, printed bool) {
 	p.Sum = sum
 	if printed {
-		p.Print, p.Parts = printSum(pr), packParts(pr)
+		p.Print, p.Parts = tree.ShortPrint(printSum(pr), packParts(pr))
 	}
 	switch {
 	case wasKnown && k.Sum == sum:
@@ -153,7 +153,7 @@ func (w *Walk) judge(rel string, p *tree.Page, k tree.Page, wasKnown bool, sum u
 		if !printed {
 			p.Print, p.Parts = k.Print, k.Parts
 		}
-	case wasKnown && printed && k.Print != 0 && k.Print == p.Print:
+	case wasKnown && printed && k.Print != 0 && k.Print == p.Print && k.Parts == p.Parts:
 		// Other bytes that say the same: the template, a script, an
 		// asset's fingerprint, a build stamp changed.
 		p.Time = k.Time

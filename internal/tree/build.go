@@ -33,18 +33,17 @@ func newBuilder(keep Kept, n, nameBytes int) *builder {
 
 // add appends page p.
 func (b *builder) add(p *Page) {
-	b.put(p.Name, p.Time, [4]uint64{p.Stamp, p.Sum, p.Print, p.Parts}, p.Dated, p.Head)
+	b.put(p.Name, p.Time, [3]uint64{p.Stamp, p.Sum, packPrint(p.Print, p.Parts)}, p.Dated, p.Head)
 }
 
 // addFrom appends page i of l, named name.
 func (b *builder) addFrom(l *Listing, i int, name string) {
-	pr, parts := l.Print(i)
-	b.put(name, l.times[i], [4]uint64{l.Stamp(i), l.Sum(i), pr, parts}, l.datedAt(i), l.Head(i))
+	b.put(name, l.times[i], [3]uint64{l.Stamp(i), l.Sum(i), l.word(2, i)}, l.datedAt(i), l.Head(i))
 }
 
-// put appends a page; words are its Stamp, Sum, Print and Parts, each
-// kept if its column is.
-func (b *builder) put(name string, t int64, words [4]uint64, dated bool, h Head) {
+// put appends a page; words are its Stamp, Sum, and Print with its Parts
+// (packPrint), each kept if its column is.
+func (b *builder) put(name string, t int64, words [3]uint64, dated bool, h Head) {
 	l := b.l
 	i := len(l.times)
 	if b.shared == "" {

@@ -62,16 +62,17 @@ const (
 	// and significant).
 	KeepSums
 	// KeepPrints keeps each page's print: the hash of what the page says
-	// and its parts' short hashes (pages.lastmod: significant).
+	// and its parts' short hashes (pages.lastmod: significant), in one
+	// word (print.go).
 	KeepPrints
 )
 
 // columns are the per-page words a Listing keeps, in the order they lie
 // in its words: each kept one takes a column of one word a page.
-var columns = [...]Kept{KeepStamps, KeepSums, KeepPrints, KeepPrints}
+var columns = [...]Kept{KeepStamps, KeepSums, KeepPrints}
 
 // column is where the column'th word of page i lies in words kept as
-// keep says (column: 0 stamps, 1 sums, 2 prints, 3 print parts), or -1
+// keep says (column: 0 stamps, 1 sums, 2 prints with their parts), or -1
 // when that column is not kept.
 func column(keep Kept, n, col, i int) int {
 	if keep&columns[col] == 0 {
@@ -161,6 +162,7 @@ type Page struct {
 	// Print is the hash of what the page says (pages.lastmod:
 	// significant), 0 when not known; Parts the short hashes of the
 	// parts it is made of, to tell which one changed (significant.Parts).
+	// A Listing keeps both in one word, short (ShortPrint).
 	Print, Parts uint64
 	// Dated says Time is the date the page's head states
 	// (pages.head_dates), not its file's mtime or its content's: where
@@ -182,7 +184,7 @@ type Listing struct {
 	names string  // page base names, each followed by a NUL (never in a name)
 	times []int64 // Page.Time, one per name
 	// words are a column of one word a page for each kept column
-	// (columns): Stamp, Sum, Print, Parts; then, only when some page is
+	// (columns): Stamp, Sum, Print with its Parts; then, only when some page is
 	// Dated, a bit a page saying which are (datedAt): no field of its own,
 	// so a directory with no dated page pays nothing, one with some a
 	// word for 64 pages.
@@ -376,9 +378,10 @@ func (l *Listing) Stamp(i int) uint64 { return l.word(0, i) }
 // Sum is page i's content hash, or 0 when sums are not kept.
 func (l *Listing) Sum(i int) uint64 { return l.word(1, i) }
 
-// Print is the hash of what page i says and its parts' short hashes,
-// or zeros when prints are not kept (or the page's is not known).
-func (l *Listing) Print(i int) (pr, parts uint64) { return l.word(2, i), l.word(3, i) }
+// Print is the hash of what page i says and its parts' short hashes, as
+// ShortPrint keeps them, or zeros when prints are not kept (or the page's
+// is not known).
+func (l *Listing) Print(i int) (pr, parts uint64) { return unpackPrint(l.word(2, i)) }
 
 // Head returns what the head of page i said.
 func (l *Listing) Head(i int) Head {
