@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -92,7 +93,9 @@ func (ss *session) fleetTrouble() string {
 // once. Every server records what it owes as it publishes, and forgets
 // what the leader sent (watchLedger): a new leader first counts the
 // batch its predecessor left in flight, then sends what nobody sent
-// (docs/fleet.md).
+// (docs/fleet.md). The searchconsole clients' loops (leaderRuns) run
+// beside it, under the same leadership: one server of the fleet submits
+// and polls.
 func (ss *session) whileLeader(ctx context.Context, run func(context.Context) error) error {
 	if ss.fleet == nil {
 		return run(ctx)
@@ -101,7 +104,14 @@ func (ss *session) whileLeader(ctx context.Context, run func(context.Context) er
 		if err := ss.ledger.TakeOver(ctx); err != nil {
 			return err
 		}
-		return run(ctx)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		lctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		for _, r := range ss.leaderRuns {
+			wg.Go(func() { r(lctx) })
+		}
+		return run(lctx)
 	})
 }
 
