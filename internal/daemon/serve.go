@@ -51,7 +51,7 @@ type session struct {
 	// leaderRuns run beside the notifier while this server leads its
 	// fleet (the searchconsole clients' loops); empty without a fleet.
 	leaderRuns []func(context.Context)
-	selfcheck *reach.Monitor   // nil when off (selfcheck.go)
+	selfcheck  *reach.Monitor // nil when off (selfcheck.go)
 
 	retry backoff
 	due   dueTimer
