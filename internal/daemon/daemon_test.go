@@ -38,6 +38,7 @@ type harness struct {
 	// configFor is the configuration with extra keys for the site served
 	// from root/ (the model's reloads write it).
 	configFor func(extra string) string
+	opts      Options // fleetMember's daemon (fleetsc_test.go)
 }
 
 func (h *harness) Published(p Publish) {

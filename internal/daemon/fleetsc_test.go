@@ -62,26 +62,39 @@ func (g *fakeConsole) seen() []string {
 func startFleetConsole(t *testing.T, endpoints []string, prefix, name string, g *fakeConsole) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml"), reload: make(chan struct{}, 1)}
-	h.write("index.html")
-	h.write("docs/a.html")
 	keyFile := filepath.Join(dir, "gsc.json")
 	sctest.WriteKey(t, keyFile, g.srv.URL+"/token", 0o600)
+	h := fleetMember(t, dir, endpoints, prefix, name,
+		fmt.Sprintf("notify: {endpoints: [{name: google, kind: searchconsole, property: \"sc-domain:static.test\", credentials: %s}]}\n", keyFile),
+		searchconsole.WithAPIBase(g.srv.URL+"/webmasters/v3/"))
+	h.write("index.html")
+	h.write("docs/a.html")
+	h.start(name)
+	h.sync()
+	return h
+}
+
+// fleetMember prepares a daemon in dir, server name of a fleet on the
+// etcd endpoints, with the notify section given; start runs it.
+func fleetMember(t *testing.T, dir string, endpoints []string, prefix, name, notify string, sc ...searchconsole.Option) *harness {
+	t.Helper()
+	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml"), reload: make(chan struct{}, 1)}
 	cfg := testConfig + "pages: {lastmod: content}\n" +
-		fmt.Sprintf("fleet: {etcd: {endpoints: [%s]}, prefix: %s, name: %s}\n", strings.Join(endpoints, ", "), prefix, name) +
-		fmt.Sprintf("notify: {endpoints: [{name: google, kind: searchconsole, property: \"sc-domain:static.test\", credentials: %s}]}\n", keyFile)
+		fmt.Sprintf("fleet: {etcd: {endpoints: [%s]}, prefix: %s, name: %s}\n", strings.Join(endpoints, ", "), prefix, name) + notify
 	if err := os.WriteFile(h.cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	h.opts = Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload, SearchConsole: sc}
+	return h
+}
+
+// start runs the daemon fleetMember prepared.
+func (h *harness) start(name string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan error, 1)
-	h.d = New(Options{ConfigPath: h.cfgPath, Notifier: h, Reload: h.reload,
-		SearchConsole: []searchconsole.Option{searchconsole.WithAPIBase(g.srv.URL + "/webmasters/v3/")}},
-		zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)).Named(name))
+	h.d = New(h.opts, zaptest.NewLogger(h.t, zaptest.Level(zap.WarnLevel)).Named(name))
 	go func() { h.done <- h.d.Run(ctx) }()
-	t.Cleanup(h.stop)
-	h.sync()
-	return h
+	h.t.Cleanup(h.stop)
 }
 
 // TestSearchConsoleFollowsTheLeader: in a fleet (a real etcd), only the

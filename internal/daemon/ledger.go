@@ -21,6 +21,9 @@ type ledger struct {
 	observed bool           // a Notifier observes the publishes' changes
 	initial  bool           // the publish is the first build of this run
 	indexes  []string       // index URLs a ping was recorded for, this publish
+	// unowed, during a publish, tells the changed URLs not to owe: those
+	// whose only change is a fleet's time (session.adoptedOnly).
+	unowed func(url string) bool
 }
 
 // wantsURLs reports whether the publish beginning is to keep the URLs of
@@ -38,7 +41,11 @@ func (l *ledger) owe(c tree.Changes, files bool) error {
 	if files {
 		l.indexes = l.eng.IndexURLs() // as published so far; checked after
 	}
-	return l.notifier.Note(slices.Concat(c.Added, c.Changed, c.Removed), l.indexes, files, l.initial)
+	changed := c.Changed
+	if l.unowed != nil {
+		changed = slices.DeleteFunc(slices.Clone(changed), l.unowed)
+	}
+	return l.notifier.Note(slices.Concat(c.Added, changed, c.Removed), l.indexes, files, l.initial)
 }
 
 // Retries of failed groups start after retryMin and double while they keep

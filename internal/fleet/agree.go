@@ -28,6 +28,10 @@ type Agreement struct {
 	files  map[string]vkey     // each sitemap file's last version asked for
 	redo   map[string][]string // pages to read again: dir -> names
 	index  bool                // a file's time changed: the index again
+	// retaken are the pages Take handed out to be published again with
+	// the fleet's times; renewed, those of them that took a new version
+	// of their own since (their bytes changed meanwhile): see Renewed.
+	retaken, renewed map[string]bool
 	health health
 	// compacted is the revision of this server's last compaction;
 	// written, the keys it wrote since.
@@ -129,6 +133,9 @@ func (a *Agreement) agree(k vkey, c claim) int64 {
 		return q.local
 	}
 	a.queue[k] = c
+	if a.retaken[c.rel] {
+		a.renewed[c.rel] = true
+	}
 	select {
 	case a.wake <- struct{}{}:
 	default:
@@ -148,7 +155,27 @@ func (a *Agreement) Take() (pages map[string][]string, index bool) {
 	defer a.mu.Unlock()
 	pages, index = a.redo, a.index
 	a.redo, a.index = map[string][]string{}, false
+	a.retaken, a.renewed = map[string]bool{}, map[string]bool{}
+	for dir, names := range pages {
+		for _, n := range names {
+			a.retaken[path.Join(dir, n)] = true
+		}
+	}
 	return pages, index
+}
+
+// Renewed reports, of the pages the last Take handed out, those whose
+// bytes changed since they were published (a version of their own, not
+// the fleet's, was asked for as they were read again). The others only
+// took the fleet's time: their change is the version another server
+// published first, which that server owes the search engines; this one
+// owes nothing for it (docs/fleet.md, Who notifies).
+func (a *Agreement) Renewed() map[string]bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.renewed
+	a.retaken, a.renewed = nil, nil
+	return r
 }
 
 // settled notes that version k of c, published with c.local, is recorded
