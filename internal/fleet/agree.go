@@ -32,7 +32,7 @@ type Agreement struct {
 	// the fleet's times; renewed, those of them that took a new version
 	// of their own since (their bytes changed meanwhile): see Renewed.
 	retaken, renewed map[string]bool
-	health health
+	health           health
 	// compacted is the revision of this server's last compaction;
 	// written, the keys it wrote since.
 	compacted, written int64
