@@ -474,6 +474,7 @@ func pingSite(s session, f pingFlags, stdout io.Writer) int {
 		if len(plan) == 0 {
 			fmt.Fprintln(stdout, "nothing is owed")
 		}
+		printHolds(stdout, n.Stats(), time.Now())
 		return ExitOK
 	}
 	hist.open(cfg.StateDir) // the notifier holds the state directory now
