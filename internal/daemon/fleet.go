@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +42,12 @@ func (ss *session) openFleet(ctx context.Context) ([]build.Option, error) {
 	go func() { fl.Run(rctx); close(done) }()
 	ss.onClose(func() { cancel(); <-done; fl.Close() })
 	ss.fleet, ss.ledger = fl, fl.Ledger(ss.cfg.Fleet.ServerName())
+	loc := siteurl.New(ss.cfg)
+	fl.SetPageURL(func(rel string) string {
+		dir, name := path.Split(rel)
+		return loc.Loc(loc.PagePath(strings.TrimSuffix(dir, "/"), name))
+	})
+	ss.led.sentBefore = fl.TakeSent
 	start := time.Now()
 	if err := ss.waitJoined(ctx, fl); err != nil {
 		_, _, why := fl.Health()
@@ -103,6 +110,19 @@ func (ss *session) adoptedOnly(pages map[string][]string) func(url string) bool 
 			renewed = ss.fleet.Renewed()
 		}
 		return !renewed[rel]
+	}
+}
+
+// publishDigest tells the fleet what the sitemaps are after a publish:
+// their digest, in etcd under this server's name when it changed, for
+// `sitemapd fleet` to compare with the other servers'. Nothing without a
+// fleet.
+func (ss *session) publishDigest() {
+	if ss.fleet == nil {
+		return
+	}
+	if err := ss.fleet.Published(ss.cfg.OutputRoot(), ss.eng.PublishedFiles()); err != nil {
+		ss.s.log.Warn("fleet: the sitemaps' digest cannot be made: sitemapd fleet will not compare this server's", zap.Error(err))
 	}
 }
 

@@ -24,6 +24,10 @@ type ledger struct {
 	// unowed, during a publish, tells the changed URLs not to owe: those
 	// whose only change is a fleet's time (session.adoptedOnly).
 	unowed func(url string) bool
+	// sentBefore, in a fleet, takes the URLs the publish changed that
+	// another server sent already, by endpoint: its copy changed after
+	// the leader's mark (fleet.Agreement.TakeSent).
+	sentBefore func() map[string]map[string]bool
 }
 
 // wantsURLs reports whether the publish beginning is to keep the URLs of
@@ -35,6 +39,10 @@ func (l *ledger) wantsURLs() bool {
 }
 
 func (l *ledger) owe(c tree.Changes, files bool) error {
+	var sent map[string]map[string]bool
+	if l.sentBefore != nil {
+		sent = l.sentBefore()
+	}
 	if l.notifier == nil {
 		return nil
 	}
@@ -45,7 +53,11 @@ func (l *ledger) owe(c tree.Changes, files bool) error {
 	if l.unowed != nil {
 		changed = slices.DeleteFunc(slices.Clone(changed), l.unowed)
 	}
-	return l.notifier.Note(slices.Concat(c.Added, changed, c.Removed), l.indexes, files, l.initial)
+	err := l.notifier.Note(slices.Concat(c.Added, changed, c.Removed), l.indexes, files, l.initial)
+	for ep, urls := range sent {
+		l.notifier.Forget(ep, func(u string) bool { return urls[u] })
+	}
+	return err
 }
 
 // Retries of failed groups start after retryMin and double while they keep

@@ -381,6 +381,7 @@ func (ss *session) publish(why Trigger, run func() (*build.Report, error)) bool 
 	if landed {
 		ss.announceSitemaps()
 		ss.selfcheck.Published()
+		ss.publishDigest()
 	}
 	ss.due.set(eng.Due())
 	ss.quiet.published(why.Full())

@@ -37,12 +37,24 @@ type Agreement struct {
 	// written, the keys it wrote since.
 	compacted, written int64
 	leading            bool // Lead: this server leads now
+	// Late copies (late.go): the marks of others, the revisions of
+	// recent versions, the URLs published that were sent already.
+	marks          map[string]map[string]markRec // URL hash -> endpoint -> its latest mark
+	fresh          map[vkey]int64
+	floor, lastRev int64
+	nextPrune      time.Time
+	sent           map[string]map[string]bool // endpoint -> URLs
+	pageURL        func(rel string) string
+	digest         Digest    // of this server's sitemaps (digest.go)
+	dg             *digester // Published's; its goroutine only
 
 	loaded  chan struct{} // closed at the first load
 	once    sync.Once
 	wake    chan struct{} // the queue grew
 	changed chan struct{} // redo or index set
-	stats   Stats
+	// digestWake: the digest changed (announce writes it)
+	digestWake chan struct{}
+	stats      Stats
 }
 
 // claim is a version this server published its own time for, not yet
@@ -88,8 +100,8 @@ func New(cfg *config.Fleet, log *zap.Logger) (*Agreement, error) {
 func newAgreement(cli *clientv3.Client, prefix string, log *zap.Logger) *Agreement {
 	return &Agreement{
 		cli: cli, prefix: prefix, log: log,
-		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, files: map[string]vkey{}, redo: map[string][]string{},
-		loaded: make(chan struct{}), wake: make(chan struct{}, 1), changed: make(chan struct{}, 1),
+		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, marks: map[string]map[string]markRec{}, fresh: map[vkey]int64{}, sent: map[string]map[string]bool{}, files: map[string]vkey{}, redo: map[string][]string{},
+		loaded: make(chan struct{}), wake: make(chan struct{}, 1), changed: make(chan struct{}, 1), digestWake: make(chan struct{}, 1),
 		health: health{since: time.Now(), reason: "not connected yet"},
 	}
 }
@@ -127,6 +139,7 @@ func (a *Agreement) agree(k vkey, c claim) int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if t, ok := a.mirror[k]; ok {
+		a.checkSent(k, c.rel)
 		return t
 	}
 	if q, ok := a.queue[k]; ok {
