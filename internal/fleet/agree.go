@@ -42,6 +42,7 @@ type Agreement struct {
 	marks          map[string]map[string]markRec // URL hash -> endpoint -> its latest mark
 	fresh          map[vkey]int64
 	floor, lastRev int64
+	swept          int64 // lastRev at the last sweep
 	nextPrune      time.Time
 	sent           map[string]map[string]bool // endpoint -> URLs
 	pageURL        func(rel string) string

@@ -75,13 +75,16 @@ func (a *Agreement) loadedAt(rev int64) {
 
 // pruneLocked forgets the marks older than SentTTL, and the revisions of
 // versions older than every mark left (any mark is after them: the floor
-// says so), at most once every pruneEvery. a.mu is held.
+// says so), at most once every pruneEvery. The revisions seen since the
+// last sweep stay, marks or not: a mark read a little after the version
+// it follows (two watches) still finds its revision. a.mu is held.
 func (a *Agreement) pruneLocked(now time.Time) {
 	if now.Before(a.nextPrune) {
 		return
 	}
 	a.nextPrune = now.Add(pruneEvery)
-	cutoff := a.lastRev + 1
+	cutoff := a.swept + 1
+	a.swept = a.lastRev
 	for h, eps := range a.marks {
 		for ep, m := range eps {
 			if now.Sub(m.at) > SentTTL*time.Second {
