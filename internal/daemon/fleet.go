@@ -47,7 +47,7 @@ func (ss *session) openFleet(ctx context.Context) ([]build.Option, error) {
 		dir, name := path.Split(rel)
 		return loc.Loc(loc.PagePath(strings.TrimSuffix(dir, "/"), name))
 	})
-	ss.led.sentBefore = fl.TakeSent
+	ss.led.unowed = fl.TakeOwed
 	start := time.Now()
 	if err := ss.waitJoined(ctx, fl); err != nil {
 		_, _, why := fl.Health()
@@ -76,40 +76,9 @@ func (ss *session) agreed(ctx context.Context) {
 	switch {
 	case len(pages) > 0:
 		dirs := slices.Sorted(maps.Keys(pages))
-		ss.led.unowed = ss.adoptedOnly(pages)
-		defer func() { ss.led.unowed = nil }()
 		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Update(ctx, dirs, pages) })
 	case index:
 		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Rebuild(ctx, nil) })
-	}
-}
-
-// adoptedOnly is, for the publish of pages that take the fleet's times
-// (agreed), which of its changed URLs this server does not owe the search
-// engines: a page whose only change is the time, another server's, for
-// the version it published first. That server owes it, or its leader
-// sent it; owed here too, it would be sent again by this server once it
-// leads (a server's first run, which owes nothing of the site, would owe
-// every page whose time it adopts). A page whose bytes changed meanwhile
-// (fleet.Renewed) stays owed.
-func (ss *session) adoptedOnly(pages map[string][]string) func(url string) bool {
-	loc := siteurl.New(ss.cfg)
-	rels := map[string]string{}
-	for dir, names := range pages {
-		for _, n := range names {
-			rels[loc.Loc(loc.PagePath(dir, n))] = path.Join(dir, n)
-		}
-	}
-	var renewed map[string]bool
-	return func(url string) bool {
-		rel, ok := rels[url]
-		if !ok {
-			return false
-		}
-		if renewed == nil {
-			renewed = ss.fleet.Renewed()
-		}
-		return !renewed[rel]
 	}
 }
 

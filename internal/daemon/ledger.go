@@ -21,13 +21,11 @@ type ledger struct {
 	observed bool           // a Notifier observes the publishes' changes
 	initial  bool           // the publish is the first build of this run
 	indexes  []string       // index URLs a ping was recorded for, this publish
-	// unowed, during a publish, tells the changed URLs not to owe: those
-	// whose only change is a fleet's time (session.adoptedOnly).
-	unowed func(url string) bool
-	// sentBefore, in a fleet, takes the URLs the publish changed that
-	// another server sent already, by endpoint: its copy changed after
-	// the leader's mark (fleet.Agreement.TakeSent).
-	sentBefore func() map[string]map[string]bool
+	// unowed, in a fleet, takes what of a publish's changes this server
+	// does not owe (fleet.Agreement.TakeOwed): the URLs whose only change
+	// is a time adopted from the fleet, and those another server sent
+	// already, by endpoint (its copy changed after the leader's mark).
+	unowed func() (adopted map[string]bool, sent map[string]map[string]bool)
 }
 
 // wantsURLs reports whether the publish beginning is to keep the URLs of
@@ -39,9 +37,10 @@ func (l *ledger) wantsURLs() bool {
 }
 
 func (l *ledger) owe(c tree.Changes, files bool) error {
+	var adopted map[string]bool
 	var sent map[string]map[string]bool
-	if l.sentBefore != nil {
-		sent = l.sentBefore()
+	if l.unowed != nil {
+		adopted, sent = l.unowed()
 	}
 	if l.notifier == nil {
 		return nil
@@ -50,8 +49,8 @@ func (l *ledger) owe(c tree.Changes, files bool) error {
 		l.indexes = l.eng.IndexURLs() // as published so far; checked after
 	}
 	changed := c.Changed
-	if l.unowed != nil {
-		changed = slices.DeleteFunc(slices.Clone(changed), l.unowed)
+	if len(adopted) > 0 {
+		changed = slices.DeleteFunc(slices.Clone(changed), func(u string) bool { return adopted[u] })
 	}
 	err := l.notifier.Note(slices.Concat(c.Added, changed, c.Removed), l.indexes, files, l.initial)
 	for ep, urls := range sent {

@@ -28,11 +28,7 @@ type Agreement struct {
 	files  map[string]vkey     // each sitemap file's last version asked for
 	redo   map[string][]string // pages to read again: dir -> names
 	index  bool                // a file's time changed: the index again
-	// retaken are the pages Take handed out to be published again with
-	// the fleet's times; renewed, those of them that took a new version
-	// of their own since (their bytes changed meanwhile): see Renewed.
-	retaken, renewed map[string]bool
-	health           health
+	health health
 	// compacted is the revision of this server's last compaction;
 	// written, the keys it wrote since.
 	compacted, written int64
@@ -45,6 +41,7 @@ type Agreement struct {
 	swept          int64 // lastRev at the last sweep
 	nextPrune      time.Time
 	sent           map[string]map[string]bool // endpoint -> URLs
+	adopted        map[string]bool            // URLs
 	pageURL        func(rel string) string
 	digest         Digest    // of this server's sitemaps (digest.go)
 	dg             *digester // Published's; its goroutine only
@@ -65,6 +62,7 @@ type claim struct {
 	local   int64
 	prev    vkey // the version it replaces, whose record is deleted with its creation
 	hasPrev bool
+	same    bool // the page's bytes are those this server knew (late.go)
 }
 
 // Stats count the requests made to etcd, for the metrics and measures
@@ -101,7 +99,7 @@ func New(cfg *config.Fleet, log *zap.Logger) (*Agreement, error) {
 func newAgreement(cli *clientv3.Client, prefix string, log *zap.Logger) *Agreement {
 	return &Agreement{
 		cli: cli, prefix: prefix, log: log,
-		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, marks: map[string]map[string]markRec{}, fresh: map[vkey]int64{}, sent: map[string]map[string]bool{}, files: map[string]vkey{}, redo: map[string][]string{},
+		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, marks: map[string]map[string]markRec{}, fresh: map[vkey]int64{}, sent: map[string]map[string]bool{}, adopted: map[string]bool{}, files: map[string]vkey{}, redo: map[string][]string{},
 		loaded: make(chan struct{}), wake: make(chan struct{}, 1), changed: make(chan struct{}, 1), digestWake: make(chan struct{}, 1),
 		health: health{since: time.Now(), reason: "not connected yet"},
 	}
@@ -121,7 +119,7 @@ func (a *Agreement) Agree(rel string, sum, prev uint64, local int64) int64 {
 	if prev != 0 && prev != sum {
 		pk = versionOf(rel, prev)
 	}
-	return a.agree(k, claim{rel: rel, local: local, prev: pk, hasPrev: prev != 0 && prev != sum})
+	return a.agree(k, claim{rel: rel, local: local, prev: pk, hasPrev: prev != 0 && prev != sum, same: prev != 0 && prev == sum})
 }
 
 // AgreeFile returns the time to publish in the index for the sitemap file
@@ -140,16 +138,13 @@ func (a *Agreement) agree(k vkey, c claim) int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if t, ok := a.mirror[k]; ok {
-		a.checkSent(k, c.rel)
+		a.checkOwed(k, c, t)
 		return t
 	}
 	if q, ok := a.queue[k]; ok {
 		return q.local
 	}
 	a.queue[k] = c
-	if a.retaken[c.rel] {
-		a.renewed[c.rel] = true
-	}
 	select {
 	case a.wake <- struct{}{}:
 	default:
@@ -169,27 +164,7 @@ func (a *Agreement) Take() (pages map[string][]string, index bool) {
 	defer a.mu.Unlock()
 	pages, index = a.redo, a.index
 	a.redo, a.index = map[string][]string{}, false
-	a.retaken, a.renewed = map[string]bool{}, map[string]bool{}
-	for dir, names := range pages {
-		for _, n := range names {
-			a.retaken[path.Join(dir, n)] = true
-		}
-	}
 	return pages, index
-}
-
-// Renewed reports, of the pages the last Take handed out, those whose
-// bytes changed since they were published (a version of their own, not
-// the fleet's, was asked for as they were read again). The others only
-// took the fleet's time: their change is the version another server
-// published first, which that server owes the search engines; this one
-// owes nothing for it (docs/fleet.md, Who notifies).
-func (a *Agreement) Renewed() map[string]bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	r := a.renewed
-	a.retaken, a.renewed = nil, nil
-	return r
 }
 
 // settled notes that version k of c, published with c.local, is recorded

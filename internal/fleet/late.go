@@ -1,5 +1,14 @@
 package fleet
 
+// What a server does not owe: the changes it copied, not made.
+//
+// Adopted times: a page whose bytes this server knew, published with a
+// time that becomes the fleet's (another server recorded its version
+// first: a server's first run with etcd down, two servers on the same
+// new version at once), changes only by that time. The version is the
+// other server's change, which that server owes (and the leader sends);
+// this one owes nothing for it (TakeOwed).
+//
 // Late copies: a server whose copy of a page changes after the leader
 // sent that change (its deploy came after the leader's mark) must not owe
 // it again. The ledger's marks forget what a server owed when they
@@ -105,14 +114,21 @@ func (a *Agreement) pruneLocked(now time.Time) {
 	a.floor = max(a.floor, cutoff-1)
 }
 
-// checkSent notes, for a page published with version k the mirror holds,
-// whether another server marked its URL sent after k was recorded. a.mu
-// is held.
-func (a *Agreement) checkSent(k vkey, rel string) {
-	if len(a.marks) == 0 || a.pageURL == nil || (len(rel) > 0 && rel[0] == fileMark[0]) {
+// checkOwed notes, for a page published with version k the mirror holds
+// (for time t), whether it is a change this server does not owe: its
+// bytes unchanged and its time becoming the fleet's, or another server
+// marked its URL sent after k was recorded. a.mu is held.
+func (a *Agreement) checkOwed(k vkey, c claim, t int64) {
+	if a.pageURL == nil || (len(c.rel) > 0 && c.rel[0] == fileMark[0]) {
 		return
 	}
-	u := a.pageURL(rel)
+	if c.same && t != c.local {
+		a.adopted[a.pageURL(c.rel)] = true
+	}
+	if len(a.marks) == 0 {
+		return
+	}
+	u := a.pageURL(c.rel)
 	eps := a.marks[urlHash(u)]
 	if len(eps) == 0 {
 		return
@@ -131,15 +147,16 @@ func (a *Agreement) checkSent(k vkey, rel string) {
 	}
 }
 
-// TakeSent returns, and forgets, the URLs of the pages published since
-// the last call whose version another server sent to an endpoint (its
-// mark, after the version was recorded), by endpoint: not owed by this
-// server. A publish calls it as it records what it owes.
-func (a *Agreement) TakeSent() map[string]map[string]bool {
+// TakeOwed returns, and forgets, what of the pages published since the
+// last call this server does not owe: those whose only change is a time
+// adopted from the fleet (adopted), and those whose version another
+// server sent to an endpoint (its mark, after the version was recorded),
+// by endpoint (sent). A publish calls it as it records what it owes.
+func (a *Agreement) TakeOwed() (adopted map[string]bool, sent map[string]map[string]bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := a.sent
-	a.sent = map[string]map[string]bool{}
+	adopted, sent = a.adopted, a.sent
+	a.adopted, a.sent = map[string]bool{}, map[string]map[string]bool{}
 	a.pruneLocked(time.Now())
-	return s
+	return adopted, sent
 }

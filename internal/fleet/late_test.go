@@ -7,13 +7,13 @@ import (
 	"go.uber.org/zap"
 )
 
-// TestTakeSent: a page published with a version the mirror holds is not
+// TestTakeOwed: a page published with a version the mirror holds is not
 // owed when another server marked its URL sent to an endpoint after the
 // version was recorded; it is when the mark came first (the mark was of
 // an older version), when the version is this server's own (queued), or
 // for an endpoint the mark is not of. Marks go an hour after they came,
 // and with them the revisions kept for them.
-func TestTakeSent(t *testing.T) {
+func TestTakeOwed(t *testing.T) {
 	a := newAgreement(nil, "/p/", zap.NewNop())
 	a.SetPageURL(func(rel string) string { return "https://static.test/" + rel })
 	a.loadedAt(100) // the mirror was read at revision 100
@@ -31,7 +31,7 @@ func TestTakeSent(t *testing.T) {
 	a.Agree("old.html", 1, 0, 5)
 	a.Agree("recent.html", 1, 0, 5)
 	a.Agree("own.html", 1, 0, 5) // not in the mirror: this server's version
-	got := a.TakeSent()
+	_, got := a.TakeOwed()
 	want := map[string][]string{"in": {"https://static.test/old.html"}, "other": {"https://static.test/recent.html"}}
 	if len(got) != len(want) {
 		t.Fatalf("sent %v, want %v", got, want)
@@ -41,7 +41,7 @@ func TestTakeSent(t *testing.T) {
 			t.Errorf("sent to %s: %v, want %v", ep, got[ep], urls)
 		}
 	}
-	if a.mirror[own] != 0 || len(a.TakeSent()) != 0 {
+	if a.mirror[own] != 0 || func() bool { _, s := a.TakeOwed(); return len(s) != 0 }() {
 		t.Error("TakeSent does not forget what it returned")
 	}
 
@@ -56,7 +56,7 @@ func TestTakeSent(t *testing.T) {
 	}
 	a.noteMark("in", h("recent.html"), 171)
 	a.Agree("recent.html", 1, 0, 5)
-	if got := a.TakeSent(); !got["in"]["https://static.test/recent.html"] {
+	if _, got := a.TakeOwed(); !got["in"]["https://static.test/recent.html"] {
 		t.Errorf("a mark after the sweep: sent %v, want recent.html to in", got)
 	}
 }
