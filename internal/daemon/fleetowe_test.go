@@ -58,9 +58,9 @@ func TestFleetAdoptedTimesAreNotOwed(t *testing.T) {
 	a.sync()
 
 	// web-b: the same bytes, with mtimes an hour earlier (a backup
-	// restored with its mtimes), started while etcd is down: its first publish has its own
-	// times, and owes nothing (its first run: the sitemaps announce the
-	// site).
+	// restored with its mtimes), started while etcd is down: its first
+	// publish has its own times, and owes nothing (its first run: the
+	// sitemaps announce the site).
 	c.KillAll()
 	b := fleetMember(t, t.TempDir(), c.Endpoints(), "/owe.test/", "web-b", notify("1h")) // if it leads after the outage, what it owes stays
 	earlier := time.Now().Add(-time.Hour)
