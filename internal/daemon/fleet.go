@@ -82,19 +82,6 @@ func (ss *session) agreed(ctx context.Context) {
 	}
 }
 
-// publishDigest tells the fleet what the sitemaps are after a publish:
-// their digest, in etcd under this server's name when it changed, for
-// `sitemapd fleet` to compare with the other servers'. Nothing without a
-// fleet.
-func (ss *session) publishDigest() {
-	if ss.fleet == nil {
-		return
-	}
-	if err := ss.fleet.Published(ss.cfg.OutputRoot(), ss.eng.PublishedFiles()); err != nil {
-		ss.s.log.Warn("fleet: the sitemaps' digest cannot be made: sitemapd fleet will not compare this server's", zap.Error(err))
-	}
-}
-
 // fleetTrouble is why the fleet's etcd cannot be reached, since when and
 // what that means, for /healthz; "" while it can, or without a fleet.
 // Safe from any goroutine.
