@@ -13,6 +13,7 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/fleet"
+	"github.com/sitemapd/sitemapd/internal/ping"
 )
 
 type fleetFlags struct{ timeout time.Duration }
@@ -67,7 +68,7 @@ func printFleet(cfg *config.Config, timeout time.Duration, stdout, stderr io.Wri
 	}
 	names := slices.Clone(v.Servers)
 	if len(names) > 0 {
-		names[0] += " (leader: sends the notifications)"
+		names[0] += " (leader: sends the notifications, submits to Search Console)"
 	}
 	servers := strings.Join(names, ", ")
 	if servers == "" {
@@ -80,6 +81,66 @@ func printFleet(cfg *config.Config, timeout time.Duration, stdout, stderr io.Wri
 	fmt.Fprintf(stdout, "fleet %s (%d etcd endpoints, revision %d)\n", cfg.Fleet.Prefix, len(cfg.Fleet.Etcd.Endpoints), v.Revision)
 	fmt.Fprintf(stdout, "servers: %s\n", servers)
 	fmt.Fprintf(stdout, "this server: %s, %s\n", me, state)
+	printSitemaps(stdout, me, v.Peers)
+	printOwed(stdout, cfg, v)
 	fmt.Fprintf(stdout, "versions recorded: %d\n", v.Versions)
 	return true
+}
+
+// printSitemaps says whether this server's sitemaps are the others': the
+// digest each server wrote after its last publish that changed them.
+func printSitemaps(w io.Writer, me string, peers []fleet.Peer) {
+	var mine *fleet.Peer
+	for i := range peers {
+		if peers[i].Name == me {
+			mine = &peers[i]
+		}
+	}
+	same, differ := []string{}, []string{}
+	for _, p := range peers {
+		fmt.Fprintf(w, "  %s: sitemaps %s (%d files) since %s\n", p.Name, p.Sum, p.Files, p.Since.Format(time.RFC3339))
+		switch {
+		case p.Name == me || mine == nil:
+		case p.Sum == mine.Sum:
+			same = append(same, p.Name)
+		default:
+			differ = append(differ, p.Name)
+		}
+	}
+	switch {
+	case mine == nil:
+		fmt.Fprintln(w, "sitemaps: this server has published no digest (not running, not connected, or nothing published yet)")
+	case len(peers) == 1:
+		fmt.Fprintln(w, "sitemaps: no other server to compare with")
+	case len(differ) == 0:
+		fmt.Fprintf(w, "sitemaps: this server's match %s's\n", strings.Join(same, ", "))
+	default:
+		fmt.Fprintf(w, "sitemaps: this server's differ from %s's: mid-deploy (a copy not yet deployed, or a change not yet published), "+
+			"or copies that differ; run again at a quiet moment\n", strings.Join(differ, ", "))
+	}
+}
+
+// printOwed says what the fleet owes the search engines: what this
+// server owes (its state_dir: what the leader has not sent, as this
+// server saw it), the batches in flight, the marks of the last hour.
+func printOwed(w io.Writer, cfg *config.Config, v fleet.View) {
+	owed, err := ping.Owed(cfg.StateDir)
+	if err != nil {
+		fmt.Fprintf(w, "owed by this server: cannot be read: %v\n", err)
+	} else {
+		var parts []string
+		for _, ep := range cfg.Notify.Endpoints {
+			if ep.Kind == config.IndexNow || ep.Kind == config.Ping {
+				parts = append(parts, fmt.Sprintf("%s %d URLs", ep.Name, owed[ep.Name]))
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{"no IndexNow or ping endpoint"}
+		}
+		fmt.Fprintf(w, "owed by this server: %s (what the leader has not sent, as this server saw it: each server keeps its own)\n", strings.Join(parts, ", "))
+	}
+	for _, b := range v.InFlight {
+		fmt.Fprintf(w, "in flight: %s: %d URLs sent by %s, not yet marked sent (sent again by the next leader if %s stopped)\n", b.Endpoint, b.URLs, b.Writer, b.Writer)
+	}
+	fmt.Fprintf(w, "batches marked sent in the last hour: %d\n", v.Marks)
 }

@@ -140,6 +140,20 @@ func identical(t *testing.T, servers []*fleetServer) map[string]string {
 	return want
 }
 
+// digestOf is what sitemapd fleet shows of a server's sitemaps: the
+// first 16 bytes of the SHA-256 of each file's name and SHA-256, a line
+// a file, sorted by name (docs/fleet.md).
+func digestOf(t *testing.T, root string) string {
+	t.Helper()
+	s := sums(t, root)
+	delete(s, "0123456789abcdef.txt") // the IndexNow key: not a sitemap
+	h := sha256.New()
+	for _, n := range slices.Sorted(maps.Keys(s)) {
+		fmt.Fprintf(h, "%s\x00%s\n", n, s[n])
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
 func firstDiff(a, b map[string]string) string {
 	for _, k := range slices.Sorted(maps.Keys(a)) {
 		if a[k] != b[k] {
@@ -167,6 +181,7 @@ func firstDiff(a, b map[string]string) string {
 func TestFleet(t *testing.T) {
 	f := startFleet(t)
 	f.edit()
+	f.midDeploy()
 	f.memberLost()
 	f.outage()
 	f.handover()
@@ -258,8 +273,16 @@ func (f *fleetRun) edit() {
 func (f *fleetRun) oneLeader() {
 	t := f.t
 	code, out, errOut := runCLI("fleet", "-config", filepath.Join(f.dir, "web2.yaml"))
-	if code != ExitOK || !strings.Contains(out, "this server: web2, running\n") || !strings.Contains(out, "versions recorded: ") {
-		t.Errorf("sitemapd fleet: %d\n%s%s", code, out, errOut)
+	if code != ExitOK || !strings.Contains(out, "this server: web2, running\n") || !strings.Contains(out, "versions recorded: ") ||
+		!strings.Contains(out, "sitemaps: this server's match web1, web3's\n") || !strings.Contains(out, "owed by this server: receiver 0 URLs") {
+		st, _ := os.ReadFile(filepath.Join(f.dir, "web2.state", "notify.json"))
+		t.Errorf("sitemapd fleet: %d\n%s%s\nweb2's notify.json: %s", code, out, errOut, st)
+	}
+	// Each server's digest is that of its files, as sha256sum has them.
+	for _, s := range f.servers {
+		if want := "  " + s.name + ": sitemaps " + digestOf(t, s.root) + " ("; !strings.Contains(out, want) {
+			t.Errorf("sitemapd fleet does not show %q:\n%s", want, out)
+		}
 	}
 	leaders := 0
 	for _, s := range f.servers {

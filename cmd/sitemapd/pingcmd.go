@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -66,6 +67,7 @@ func pingSite(s session, f pingFlags, stdout io.Writer) int {
 		if len(plan) == 0 {
 			fmt.Fprintln(stdout, "nothing is owed")
 		}
+		printHolds(stdout, n.Stats(), time.Now())
 		return ExitOK
 	}
 	hist.open(cfg.StateDir) // the notifier holds the state directory now

@@ -38,7 +38,8 @@ type harness struct {
 	// configFor is the configuration with extra keys for the site served
 	// from root/ (the model's reloads write it).
 	configFor func(extra string) string
-	name      string // names the daemon's log lines when several run
+	name      string  // names the daemon's log lines when several run
+	opts      Options // fleetMember's daemon (fleetsc_test.go)
 }
 
 func (h *harness) Published(p Publish) {

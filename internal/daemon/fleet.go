@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -13,6 +16,7 @@ import (
 	"github.com/sitemapd/sitemapd/internal/fleet"
 	"github.com/sitemapd/sitemapd/internal/metrics"
 	"github.com/sitemapd/sitemapd/internal/ping"
+	"github.com/sitemapd/sitemapd/internal/siteurl"
 )
 
 // joinWait bounds how long a session waits, before its first build, for
@@ -38,6 +42,12 @@ func (ss *session) openFleet(ctx context.Context) ([]build.Option, error) {
 	go func() { fl.Run(rctx); close(done) }()
 	ss.onClose(func() { cancel(); <-done; fl.Close() })
 	ss.fleet, ss.ledger = fl, fl.Ledger(ss.cfg.Fleet.ServerName())
+	loc := siteurl.New(ss.cfg)
+	fl.SetPageURL(func(rel string) string {
+		dir, name := path.Split(rel)
+		return loc.Loc(loc.PagePath(strings.TrimSuffix(dir, "/"), name))
+	})
+	ss.led.unowed = fl.TakeOwed
 	start := time.Now()
 	if err := ss.waitJoined(ctx, fl); err != nil {
 		_, _, why := fl.Health()
@@ -104,7 +114,9 @@ func (ss *session) fleetTrouble() string {
 // once. Every server records what it owes as it publishes, and forgets
 // what the leader sent (watchLedger): a new leader first counts the
 // batch its predecessor left in flight, then sends what nobody sent
-// (docs/fleet.md).
+// (docs/fleet.md). The searchconsole clients' loops (leaderRuns) run
+// beside it, under the same leadership: one server of the fleet submits
+// and polls.
 func (ss *session) whileLeader(ctx context.Context, run func(context.Context) error) error {
 	if ss.fleet == nil {
 		return run(ctx)
@@ -113,7 +125,14 @@ func (ss *session) whileLeader(ctx context.Context, run func(context.Context) er
 		if err := ss.ledger.TakeOver(ctx); err != nil {
 			return err
 		}
-		return run(ctx)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		lctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		for _, r := range ss.leaderRuns {
+			wg.Go(func() { r(lctx) })
+		}
+		return run(lctx)
 	})
 }
 

@@ -24,6 +24,11 @@ type ledger struct {
 	// timesOnly: the publish only adopts the fleet's times (fleet.go's
 	// agreed), so the pages it changes are owed nothing.
 	timesOnly bool
+	// unowed, in a fleet, takes what of a publish's changes this server
+	// does not owe (fleet.Agreement.TakeOwed): the URLs whose only change
+	// is a time adopted from the fleet, and those another server sent
+	// already, by endpoint (its copy changed after the leader's mark).
+	unowed func() (adopted map[string]bool, sent map[string]map[string]bool)
 }
 
 // wantsURLs reports whether the publish beginning is to keep the URLs of
@@ -35,16 +40,29 @@ func (l *ledger) wantsURLs() bool {
 }
 
 func (l *ledger) owe(c changeset.Changes, files bool) error {
+	var adopted map[string]bool
+	var sent map[string]map[string]bool
+	if l.unowed != nil {
+		adopted, sent = l.unowed()
+	}
 	if l.notifier == nil {
 		return nil
 	}
 	if files {
 		l.indexes = l.eng.IndexURLs() // as published so far; checked after
 	}
-	if l.timesOnly {
-		c.Changed = nil
+	changed := c.Changed
+	switch {
+	case l.timesOnly:
+		changed = nil
+	case len(adopted) > 0:
+		changed = slices.DeleteFunc(slices.Clone(changed), func(u string) bool { return adopted[u] })
 	}
-	return l.notifier.Note(slices.Concat(c.Added, c.Changed, c.Removed), l.indexes, files, l.initial)
+	err := l.notifier.Note(slices.Concat(c.Added, changed, c.Removed), l.indexes, files, l.initial)
+	for ep, urls := range sent {
+		l.notifier.Forget(ep, func(u string) bool { return urls[u] })
+	}
+	return err
 }
 
 // Retries of failed groups start after retryMin and double while they keep

@@ -51,6 +51,13 @@ func (ss *session) startSearchConsole(ctx context.Context) {
 			continue
 		}
 		ss.consoles.clients = append(ss.consoles.clients, c)
+		if ss.fleet != nil {
+			// One server of a fleet submits and polls: the leader
+			// (whileLeader). Its Close waits for the leader's runs,
+			// stopped first (startNotifier's close).
+			ss.leaderRuns = append(ss.leaderRuns, func(ctx context.Context) { c.Run(ctx) })
+			continue
+		}
 		wg.Go(func() { c.Run(cctx) })
 	}
 	ss.onClose(func() {

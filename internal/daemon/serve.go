@@ -49,7 +49,10 @@ type session struct {
 	consoles  *consoles        // searchconsole endpoints (searchconsole.go)
 	fleet     *fleet.Agreement // nil without a fleet (fleet.go)
 	ledger    *fleet.Ledger    // the fleet's notifications; nil without a fleet
-	selfcheck *reach.Monitor   // nil when off (selfcheck.go)
+	// leaderRuns run beside the notifier while this server leads its
+	// fleet (the searchconsole clients' loops); empty without a fleet.
+	leaderRuns []func(context.Context)
+	selfcheck  *reach.Monitor // nil when off (selfcheck.go)
 
 	retry backoff
 	due   dueTimer
@@ -137,10 +140,12 @@ func (ss *session) open(ctx context.Context) error {
 	ss.urlFiles, stopURLFiles = watchURLFiles(ctx, d.mux.Source(), eng.URLFiles(), ss.cfg.Watch.Settle, ss.cfg.Watch.MaxDelay, s.log)
 	ss.onClose(stopURLFiles)
 	ss.openHistory()
+	// The searchconsole clients first: in a fleet they run while this
+	// server leads, which the notifier's election decides.
+	ss.startSearchConsole(ctx)
 	if err := ss.startNotifier(ctx); err != nil {
 		return err
 	}
-	ss.startSearchConsole(ctx)
 	ss.startSelfCheck(ctx)
 	ss.showState()
 	ss.onClose(ss.retry.stop)
@@ -389,6 +394,7 @@ func (ss *session) publish(why Trigger, run func() (*build.Report, error)) bool 
 	if landed {
 		ss.announceSitemaps()
 		ss.selfcheck.Published()
+		ss.publishDigest()
 	}
 	ss.due.set(eng.Due())
 	ss.quiet.published(why.Full())

@@ -41,12 +41,26 @@ type Agreement struct {
 	// written, the keys it wrote since.
 	compacted, written int64
 	leading            bool // Lead: this server leads now
+	// Late copies (late.go): the marks of others, the revisions of
+	// recent versions, the URLs published that were sent already.
+	marks          map[string]map[string]markRec // URL hash -> endpoint -> its latest mark
+	fresh          map[vkey]int64
+	floor, lastRev int64
+	swept          int64 // lastRev at the last sweep
+	nextPrune      time.Time
+	sent           map[string]map[string]bool // endpoint -> URLs
+	adopted        map[string]bool            // URLs
+	pageURL        func(rel string) string
+	digest         Digest    // of this server's sitemaps (digest.go)
+	dg             *digester // Published's; its goroutine only
 
 	loaded  chan struct{} // closed at the first load
 	once    sync.Once
 	wake    chan struct{} // the queue grew
 	changed chan struct{} // redo or index set
-	stats   Stats
+	// digestWake: the digest changed (announce writes it)
+	digestWake chan struct{}
+	stats      Stats
 }
 
 // claim is a version this server published its own time for, not yet
@@ -56,6 +70,7 @@ type claim struct {
 	local   int64
 	prev    vkey // the version it replaces, whose record is deleted with its creation
 	hasPrev bool
+	same    bool // the page's bytes are those this server knew (late.go)
 }
 
 // Stats count the requests made to etcd, for the metrics and measures
@@ -92,8 +107,8 @@ func New(cfg *config.Fleet, log *zap.Logger) (*Agreement, error) {
 func newAgreement(cli *clientv3.Client, prefix string, log *zap.Logger) *Agreement {
 	return &Agreement{
 		cli: cli, prefix: prefix, log: log,
-		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, files: map[string]vkey{}, redo: map[string][]string{}, orphans: map[vkey]int64{},
-		loaded: make(chan struct{}), wake: make(chan struct{}, 1), changed: make(chan struct{}, 1),
+		mirror: map[vkey]int64{}, queue: map[vkey]claim{}, marks: map[string]map[string]markRec{}, fresh: map[vkey]int64{}, sent: map[string]map[string]bool{}, adopted: map[string]bool{}, files: map[string]vkey{}, redo: map[string][]string{}, orphans: map[vkey]int64{},
+		loaded: make(chan struct{}), wake: make(chan struct{}, 1), changed: make(chan struct{}, 1), digestWake: make(chan struct{}, 1),
 		health: health{since: time.Now(), reason: "not connected yet"},
 	}
 }
@@ -112,7 +127,7 @@ func (a *Agreement) Agree(rel string, sum, prev uint64, local int64) int64 {
 	if prev != 0 && prev != sum {
 		pk = versionOf(rel, prev)
 	}
-	return a.agree(k, claim{rel: rel, local: local, prev: pk, hasPrev: prev != 0 && prev != sum})
+	return a.agree(k, claim{rel: rel, local: local, prev: pk, hasPrev: prev != 0 && prev != sum, same: prev != 0 && prev == sum})
 }
 
 // AgreeFile returns the time to publish in the index for the sitemap file
@@ -131,6 +146,7 @@ func (a *Agreement) agree(k vkey, c claim) int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if t, ok := a.mirror[k]; ok {
+		a.checkOwed(k, c, t)
 		return t
 	}
 	if q, ok := a.queue[k]; ok {

@@ -27,5 +27,10 @@
 // of them in etcd (ledger.go): each batch in flight, then marked sent,
 // so that the others forget what it sent and a new leader sends only
 // what nobody sent, plus at most the one batch its predecessor left in
-// flight.
+// flight. A server owes only the changes it made first: not a time it
+// adopted, nor a late copy of what the leader sent (late.go).
+//
+// Each server writes a digest of its published sitemaps under its name,
+// on its election session's lease, when it changes (digest.go): `sitemapd
+// fleet` compares them (Inspect).
 package fleet

@@ -64,6 +64,12 @@ func (a *Agreement) leadOnce(ctx context.Context, name string, run func(context.
 		return fmt.Errorf("open a session: %w", err)
 	}
 	defer s.Close()
+	// Every server, leading or not, writes its digest on the session's
+	// lease: the key goes with the session.
+	actx, stopAnnounce := context.WithCancel(ctx)
+	announced := make(chan struct{})
+	go func() { a.announce(actx, s, name); close(announced) }()
+	defer func() { stopAnnounce(); <-announced }()
 	e := concurrency.NewElection(s, a.prefix+leaderDir)
 	if err := e.Campaign(ctx, name); err != nil {
 		return fmt.Errorf("campaign: %w", err)

@@ -191,7 +191,7 @@ func (l *Ledger) watchOnce(ctx context.Context, forget Forgetter) error {
 		return err
 	}
 	for _, kv := range resp.Kvs {
-		l.apply(kv.Key, kv.Value, forget)
+		l.apply(kv.Key, kv.Value, kv.ModRevision, forget)
 	}
 	wctx, wcancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer wcancel()
@@ -203,7 +203,7 @@ func (l *Ledger) watchOnce(ctx context.Context, forget Forgetter) error {
 		}
 		for _, ev := range wr.Events {
 			if ev.Type == clientv3.EventTypePut {
-				l.apply(ev.Kv.Key, ev.Kv.Value, forget)
+				l.apply(ev.Kv.Key, ev.Kv.Value, ev.Kv.ModRevision, forget)
 			}
 		}
 	}
@@ -213,7 +213,7 @@ func (l *Ledger) watchOnce(ctx context.Context, forget Forgetter) error {
 // apply has forget drop a mark's URLs, unless this server wrote it: its
 // notifier forgot them when they were accepted, and owes them again only
 // if they changed since.
-func (l *Ledger) apply(key, value []byte, forget Forgetter) {
+func (l *Ledger) apply(key, value []byte, rev int64, forget Forgetter) {
 	rest := strings.TrimPrefix(string(key), l.a.prefix+sentDir)
 	i := strings.IndexByte(rest, '/')
 	if i < 0 {
@@ -224,6 +224,7 @@ func (l *Ledger) apply(key, value []byte, forget Forgetter) {
 	if err != nil || derr != nil || writer == l.name {
 		return
 	}
+	l.a.noteMark(string(ep), hashes, rev)
 	n := forget(string(ep), func(u string) bool { return hashes[urlHash(u)] })
 	l.Forgotten.Add(int64(n))
 }

@@ -162,6 +162,7 @@ func (a *Agreement) load(ctx context.Context) (int64, error) {
 	}
 	a.mu.Lock()
 	a.mirror = mirror
+	a.loadedAt(rev)
 	a.mu.Unlock()
 	a.log.Debug("fleet records loaded", zap.Int("records", len(mirror)), zap.Int64("revision", rev))
 	return rev, nil
@@ -199,6 +200,7 @@ func (a *Agreement) apply(evs []*clientv3.Event) {
 			continue
 		}
 		a.put(a.mirror, ev.Kv)
+		a.recorded(k, ev.Kv.ModRevision)
 		if c, queued := a.queue[k]; queued {
 			delete(a.queue, k)
 			a.settled(c, a.mirror[k])
@@ -281,6 +283,7 @@ func (a *Agreement) create(ctx context.Context, batch []queued) error {
 	if resp.Succeeded {
 		for _, q := range batch {
 			a.mirror[q.k] = q.c.local
+			a.recorded(q.k, resp.Header.Revision)
 			if q.c.hasPrev {
 				delete(a.mirror, q.c.prev)
 			}
@@ -294,6 +297,9 @@ func (a *Agreement) create(ctx context.Context, batch []queued) error {
 	for _, r := range resp.Responses {
 		for _, kv := range r.GetResponseRange().Kvs {
 			a.put(a.mirror, kv)
+			if k, ok := parseKey(a.prefix, kv.Key); ok {
+				a.recorded(k, kv.ModRevision)
+			}
 		}
 	}
 	for _, q := range batch {
