@@ -43,7 +43,12 @@ func newSigReader(main string, template []string) *sigReader {
 
 // read reads what page b (whose URL is loc) says.
 func (r *sigReader) read(b []byte, loc string) (*significant.Page, error) {
-	return significant.Read(b, significant.Options{URL: loc, Main: r.main, Ignore: r.template})
+	return significant.Read(b, r.options(loc))
+}
+
+// options are how page loc is read.
+func (r *sigReader) options(loc string) significant.Options {
+	return significant.Options{URL: loc, Main: r.main, Ignore: r.template}
 }
 
 // SetModel sets the template model the scanner's prints are made under
@@ -60,11 +65,11 @@ func (s *Scanner) Prints() bool { return s.sig != nil }
 // print makes the print of page b, or reports false (the page is not
 // read for it: too large, say), in which case its bytes' hash decides.
 func (s *Scanner) print(b []byte, loc string) (significant.Print, bool) {
-	p, err := s.sig.read(b, loc)
+	pr, err := significant.ReadPrint(b, s.sig.options(loc), s.model.Load())
 	if err != nil {
 		return significant.Print{}, false
 	}
-	return s.model.Load().Print(p), true
+	return pr, true
 }
 
 // partsBits is how many bits each part of a print keeps in tree.Page's

@@ -34,11 +34,15 @@ var plain = func() (p [256]bool) {
 }()
 
 func (t *textBuf) add(s []byte) {
+	// b is t.b held in a local: a store of the slice into the reader (on
+	// the heap) costs a write barrier while the collector marks, and
+	// this is the reader's hottest loop.
+	b, space := t.b, t.space
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case spaces[c]:
-			t.space = true
+			space = true
 			i++
 			for i < len(s) && spaces[s[i]] {
 				i++
@@ -46,21 +50,32 @@ func (t *textBuf) add(s []byte) {
 		case c == 0:
 			i++
 		case c == 0xC2 && i+1 < len(s) && s[i+1] == 0xA0:
-			t.space = true
+			space = true
 			i += 2
 		default:
+			// The longest run that is copied as it is: plain bytes, and
+			// single spaces between two of them (what collapsing would
+			// make of them), so that prose is copied a sentence, not a
+			// word, at a time.
 			j := i + 1
-			for j < len(s) && plain[s[j]] {
-				j++
+			for j < len(s) {
+				if c := s[j]; plain[c] {
+					j++
+				} else if c == ' ' && j+1 < len(s) && plain[s[j+1]] {
+					j += 2
+				} else {
+					break
+				}
 			}
-			if t.space && len(t.b) > 0 {
-				t.b = append(t.b, ' ')
+			if space && len(b) > 0 {
+				b = append(b, ' ')
 			}
-			t.space = false
-			t.b = append(t.b, s[i:j]...)
+			space = false
+			b = append(b, s[i:j]...)
 			i = j
 		}
 	}
+	t.b, t.space = b, space
 }
 
 // addText adds text between tags to the current run (or link).
