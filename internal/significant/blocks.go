@@ -1,6 +1,9 @@
 package significant
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // What the reader makes of what it meets: nodes for block-level elements,
 // text runs, links, images, microdata values, the title and JSON-LD.
@@ -57,16 +60,7 @@ func (t *textBuf) add(s []byte) {
 			// single spaces between two of them (what collapsing would
 			// make of them), so that prose is copied a sentence, not a
 			// word, at a time.
-			j := i + 1
-			for j < len(s) {
-				if c := s[j]; plain[c] {
-					j++
-				} else if c == ' ' && j+1 < len(s) && plain[s[j+1]] {
-					j += 2
-				} else {
-					break
-				}
-			}
+			j := copyRun(s, i+1)
 			if space && len(b) > 0 {
 				b = append(b, ' ')
 			}
@@ -76,6 +70,45 @@ func (t *textBuf) add(s []byte) {
 		}
 	}
 	t.b, t.space = b, space
+}
+
+// copyRun is where the run of bytes that add copies as they are, from j
+// (after a plain byte), ends: plain bytes and single spaces between two
+// of them. Eight bytes at a time while they are (SWAR: none below 0x20
+// nor 0xC2, no two spaces in a row, not ending with a space), a byte at
+// a time where they may not be; the byte rules decide, the word test only
+// skips what they would let through.
+func copyRun(s []byte, j int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for j < len(s) {
+		for j+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[j:])
+			if (x-lo*0x20)&^x&hi != 0 { // a byte below 0x20
+				break
+			}
+			if v := x ^ lo*0xC2; (v-lo)&^v&hi != 0 {
+				break
+			}
+			// Spaces (flagged; a '!' just above one may be too, which
+			// only sends it to the byte rules).
+			v := x ^ lo*' '
+			if sp := (v - lo) &^ v & hi; sp != 0 && (sp&(sp<<8) != 0 || sp>>63 != 0) {
+				break
+			}
+			j += 8
+		}
+		if j >= len(s) {
+			break
+		}
+		if c := s[j]; plain[c] {
+			j++
+		} else if c == ' ' && j+1 < len(s) && plain[s[j+1]] {
+			j += 2
+		} else {
+			break
+		}
+	}
+	return j
 }
 
 // addText adds text between tags to the current run (or link).

@@ -173,7 +173,9 @@ func closesP(t tagInfo) bool {
 	return !isTablePart(t.id)
 }
 
-var tablePartIDs = map[uint8]bool{}
+// tablePartIDs is indexed by tag id: an array, not a map, as closesP is
+// asked at every block-level start tag.
+var tablePartIDs [256]bool
 
 func init() {
 	for _, n := range []string{"caption", "thead", "tbody", "tfoot", "colgroup"} {
