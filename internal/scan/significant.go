@@ -3,13 +3,11 @@ package scan
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 
 	"go.uber.org/zap"
-	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/significant"
@@ -303,19 +301,4 @@ func (s *Scanner) abs(rel string) string {
 		return s.cfg.Root
 	}
 	return s.cfg.Root + "/" + rel
-}
-
-// printFile makes the print of a page larger than a small one, reading
-// its size bytes again from the start of fd.
-func (w *Walk) printFile(fd, size int, loc string) (significant.Print, bool, error) {
-	if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
-		return significant.Print{}, false, err
-	}
-	b := make([]byte, size)
-	n, err := io.ReadFull(fdReader(fd), b)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return significant.Print{}, false, err
-	}
-	pr, ok := w.s.print(b[:n], loc)
-	return pr, ok, nil
 }
