@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -213,4 +214,70 @@ func FuzzTextBuf(f *testing.F) {
 			t.Fatalf("add(%q, %q) = %q (space %v), want %q (space %v)", s[:k], s[k:], got.b, got.space, want.b, want.space)
 		}
 	})
+}
+
+// FuzzJSONHash: a JSON-LD script's hash is the same whether the fast
+// reader or encoding/json reads it (decodedJSONHash, the rule).
+//
+//	go test -run '^$' -fuzz FuzzJSONHash ./internal/significant
+func FuzzJSONHash(f *testing.F) {
+	for _, name := range stablePagesF(f) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, m := range jsonLDScript.FindAllSubmatch(b, -1) {
+			f.Add(m[1])
+		}
+	}
+	for _, s := range []string{
+		`{"@context":"https://schema.org","@type":"Article","headline":"A \u00e9 title","dateModified":"2026-11-01T10:00:00Z","author":[{"@type":"Person","name":"Ann"}],"wordCount":1234,"rating":-1.5e3,"draft":false,"image":null}`,
+		`{"a":1,"a":2}`, `{"b":[1,2,{"c":true}],"a":{}} trailing`, `[] `, ` {"x":"\u0041"}`, `{"x":"tab	in"}`,
+		"{\"x\":\"\xff\"}", `{"x":01}`, `{"x":1.}`, `{"x":-0.5E+2}`, `[1,]`, `{"a":1,}`, `[truex]`, `"top"`, `12`, `{"a":[[[[[]]]]]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := jsonHash(raw), decodedJSONHash(raw); got != want {
+			_, fast := fastJSONHash(raw)
+			t.Fatalf("jsonHash(%q) = %x (fast: %v), encoding/json's %x", raw, got, fast, want)
+		}
+	})
+}
+
+var jsonLDScript = regexp.MustCompile(`(?s)<script[^>]*application/ld\+json[^>]*>(.*?)</script>`)
+
+// stablePagesF is stablePages for a fuzz target.
+func stablePagesF(f *testing.F) []string {
+	var names []string
+	for _, pattern := range []string{"testdata/bench/*.html", "../head/testdata/*.html"} {
+		m, _ := filepath.Glob(pattern)
+		names = append(names, m...)
+	}
+	if len(names) < 40 {
+		f.Fatalf("%d pages: testdata moved?", len(names))
+	}
+	return names
+}
+
+// TestFastJSONTaken: the JSON-LD of the real pages in testdata (Hugo,
+// Jekyll, Ghost, Yoast's escaped slashes) is read by fastJSONHash, not
+// left to encoding/json: FuzzJSONHash compares two readers, not one.
+func TestFastJSONTaken(t *testing.T) {
+	n := 0
+	for _, name := range stablePages(t) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range jsonLDScript.FindAllSubmatch(b, -1) {
+			n++
+			if _, ok := fastJSONHash(m[1]); !ok {
+				t.Errorf("%s: a JSON-LD script left to encoding/json:\n%s", name, m[1])
+			}
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d JSON-LD scripts in testdata, want 8 or more", n)
+	}
 }
