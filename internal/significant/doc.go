@@ -131,7 +131,10 @@
 // keeps its Print otherwise. Print alone is about 1 µs. ReadPrint is
 // both for a caller that keeps only the Print (a build): it reads into
 // a Page used again. Text, most of a page of prose, is copied eight
-// bytes at a time where it needs no collapsing. Read and ReadPrint are
+// bytes at a time where it needs no collapsing; JSON-LD is hashed by a
+// reader of its own (jsonfast.go), encoding/json reading what that one
+// does not (a \u escape, invalid UTF-8, a duplicate key, an error), for
+// the same hash. Read and ReadPrint are
 // safe for concurrent use; a Model is immutable and safe for concurrent
 // Print. TestPrintsStable holds the Prints of real pages to those
 // recorded before the reader was made faster: a page store's prints stay
