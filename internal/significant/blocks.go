@@ -75,27 +75,30 @@ func (t *textBuf) add(s []byte) {
 // copyRun is where the run of bytes that add copies as they are, from j
 // (after a plain byte), ends: plain bytes and single spaces between two
 // of them. Eight bytes at a time while they are (SWAR: none below 0x20
-// nor 0xC2, no two spaces in a row, not ending with a space), a byte at
-// a time where they may not be; the byte rules decide, the word test only
-// skips what they would let through.
+// nor 0xC2, no two spaces in a row; a space in the last byte is not
+// taken), a byte at a time where they may not be; the byte rules decide,
+// the word test only skips what they would let through. A word is only
+// taken after a byte that is not a space.
 func copyRun(s []byte, j int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for j < len(s) {
 		for j+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(s[j:])
-			if (x-lo*0x20)&^x&hi != 0 { // a byte below 0x20
-				break
-			}
-			if v := x ^ lo*0xC2; (v-lo)&^v&hi != 0 {
+			// A byte below 0x20, or 0xC2.
+			if v := x ^ lo*0xC2; ((x-lo*0x20)&^x|(v-lo)&^v)&hi != 0 {
 				break
 			}
 			// Spaces (flagged; a '!' just above one may be too, which
-			// only sends it to the byte rules).
+			// only sends it to the byte rules): two in a row are not
+			// copied as they are.
 			v := x ^ lo*' '
-			if sp := (v - lo) &^ v & hi; sp != 0 && (sp&(sp<<8) != 0 || sp>>63 != 0) {
+			sp := (v - lo) &^ v & hi
+			if sp&(sp<<8) != 0 {
 				break
 			}
-			j += 8
+			// A space in the last byte is left for the next word, whose
+			// first byte it becomes: what follows it decides.
+			j += 8 - int(sp>>63)
 		}
 		if j >= len(s) {
 			break

@@ -200,7 +200,9 @@ func (t *textBuf) addRef(s []byte) {
 //
 //	go test -run '^$' -fuzz FuzzTextBuf ./internal/significant
 func FuzzTextBuf(f *testing.F) {
-	for _, s := range []string{"Lorem ipsum  dolor\tsit\u00a0amet, \u00a9 caf\u00e9 ", " a b  c ", "\x00a\x00 b\xc2", "\xc2\xa0\xc2\xc2\xa0x"} {
+	for _, s := range []string{"Lorem ipsum  dolor\tsit\u00a0amet, \u00a9 caf\u00e9 ", " a b  c ", "\x00a\x00 b\xc2", "\xc2\xa0\xc2\xc2\xa0x",
+		"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.",
+		"abcdefg hijklmn  opqrstu\tvwxyz12 3456789 ", "1234567 1234567 1234567\xc2\xa0123456 "} {
 		f.Add([]byte(s), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, s []byte, cut uint8) {
