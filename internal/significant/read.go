@@ -37,6 +37,7 @@ type reader struct {
 	skip    int   // open frames that skip their subtree
 	foreign int   // open svg or math frames (self-closing tags count there)
 	head    bool  // a head frame is open
+	openP   int   // open p frames on the stack
 
 	text, ltext textBuf // the current text run, the current link's text
 	sbuf        textBuf // scratch: a title, an alt text
@@ -121,7 +122,7 @@ func readInto(page []byte, opts *Options, p *Page) {
 func (r *reader) reset(src []byte, opts *Options, p *Page) {
 	r.src, r.opts, r.p = src, opts, p
 	r.stack = r.stack[:0]
-	r.cur, r.skip, r.foreign, r.head = -1, 0, 0, false
+	r.cur, r.skip, r.foreign, r.head, r.openP = -1, 0, 0, false, 0
 	r.text.reset()
 	r.ltext.reset()
 	r.link = -1
@@ -316,7 +317,9 @@ func (r *reader) implied(t tagInfo) {
 			r.pop()
 		}
 	}
-	if closesP(t) {
+	// No p open (the usual case: the last one ended with its </p>): none
+	// to close, and the stack need not be walked.
+	if r.openP > 0 && closesP(t) {
 		r.closeUntil(func(f *frame) int {
 			switch f.id {
 			case tP:
@@ -430,6 +433,9 @@ func (r *reader) push(f frame) {
 		}
 		return
 	}
+	if f.id == tP {
+		r.openP++
+	}
 	r.stack = append(r.stack, f)
 }
 
@@ -437,6 +443,9 @@ func (r *reader) pop() {
 	n := len(r.stack) - 1
 	f := r.stack[n]
 	r.stack = r.stack[:n]
+	if f.id == tP {
+		r.openP--
+	}
 	if f.link {
 		r.endLink()
 	}
