@@ -184,12 +184,11 @@ func (r *reader) run() {
 func nameHash(name []byte) uint64 { return fnv(name) }
 
 func (r *reader) startTag(i int) int {
-	name, i := r.tagName(i)
+	name, nh, i := r.tagName(i)
 	end, selfClosing := r.readAttrs(i)
 	if end < 0 {
 		return len(r.src)
 	}
-	nh := nameHash(name)
 	t := lookupTag(name, nh)
 	if r.foreign > 0 {
 		// Inside svg or math nothing counts, and a self-closing tag has
@@ -372,12 +371,11 @@ func (r *reader) closeHead() {
 }
 
 func (r *reader) endTag(i int) int {
-	name, i := r.tagName(i)
+	name, h, i := r.tagName(i)
 	end, _ := r.readAttrs(i)
 	if end < 0 {
 		return len(r.src)
 	}
-	h := nameHash(name)
 	t := lookupTag(name, h)
 	switch t.id {
 	case tBody, tHTML:

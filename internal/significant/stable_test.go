@@ -283,3 +283,25 @@ func TestFastJSONTaken(t *testing.T) {
 		t.Errorf("%d JSON-LD scripts in testdata, want 8 or more", n)
 	}
 }
+
+// TestTagName: tagName's name and hash are the lower-case name's and
+// nameHash of it, as the reader had them before it hashed as it read:
+// ASCII's lower case, and for a name too long for its buffer (no element
+// the reader knows) bytes.ToLower's, which lowers more than ASCII.
+func TestTagName(t *testing.T) {
+	long := "my-very-long-custom-element-name-\u00c9l\u00c9ment"
+	for _, c := range []struct{ src, want string }{
+		{"<P>", "p"}, {"<DiV class=x>", "div"}, {"<h1/>", "h1"}, {"<x-\u00c9\tid=a>", "x-\u00c9"},
+		{"<" + long + ">", strings.ToLower(long)}, {"<a", "a"},
+	} {
+		r := &reader{src: []byte(c.src)}
+		name, h, end := r.tagName(1)
+		wantEnd := len(c.src)
+		if k := strings.IndexAny(c.src[1:], " \t/>"); k >= 0 {
+			wantEnd = 1 + k
+		}
+		if string(name) != c.want || h != nameHash([]byte(c.want)) || end != wantEnd {
+			t.Errorf("tagName(%q) = %q, %x, %d; want %q, %x", c.src, name, h, end, c.want, nameHash([]byte(c.want)))
+		}
+	}
+}

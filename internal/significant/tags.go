@@ -69,13 +69,16 @@ var tagTable [512]struct {
 }
 
 func fnv(b []byte) uint64 {
-	h := uint64(14695981039346656037)
+	h := uint64(fnvOffset)
 	for _, c := range b {
 		h ^= uint64(c)
-		h *= 1099511628211
+		h *= fnvPrime
 	}
 	return h
 }
+
+// FNV-1a's constants (tagName hashes as it reads).
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
 
 func indexTags() {
 	for name, info := range tags {
