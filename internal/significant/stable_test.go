@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,22 +31,7 @@ var update = flag.Bool("update", false, "rewrite testdata/prints.golden")
 // not only its Print). Rewrite it (-update) only with a page store
 // version bump.
 func TestPrintsStable(t *testing.T) {
-	names := stablePages(t)
-	srcs := map[string][]byte{"benchpage": []byte(benchpage.Page("page.html", 99))}
-	for _, name := range names {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs[name] = fuzzInput(b)
-	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range srcs {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	srcs, keys := stableSources(t)
 	main, _ := ParseSelector("article")
 	ignore, _ := ParseSelectors([]string{".sidebar", "nav"})
 	optSets := []Options{
@@ -103,6 +89,20 @@ func TestPrintsStable(t *testing.T) {
 			t.Errorf("%d lines, want %d", len(gl), len(wl))
 		}
 	}
+}
+
+// stableSources are the pages TestPrintsStable reads, by name, and
+// their names in order.
+func stableSources(t *testing.T) (map[string][]byte, []string) {
+	srcs := map[string][]byte{"benchpage": []byte(benchpage.Page("page.html", 99))}
+	for _, name := range stablePages(t) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[name] = fuzzInput(b)
+	}
+	return srcs, slices.Sorted(maps.Keys(srcs))
 }
 
 // stablePages are the real pages TestPrintsStable reads.
