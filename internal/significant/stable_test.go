@@ -28,8 +28,9 @@ var update = flag.Bool("update", false, "rewrite testdata/prints.golden")
 // the real pages the tests keep (generators' output in testdata/bench,
 // the head package's real pages, the fuzz corpus); any change to what is
 // read, hashed or kept shows here (each page's whole Page is digested,
-// not only its Print). Rewrite it (-update) only with a page store
-// version bump.
+// not only its Print). Rewrite it (-update) only when the pages
+// themselves changed (testdata edited: check the diff is theirs alone),
+// or with a page store version bump.
 func TestPrintsStable(t *testing.T) {
 	srcs, keys := stableSources(t)
 	main, _ := ParseSelector("article")
