@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sys/unix"
@@ -80,11 +81,13 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 		}
 	}()
 	size := max(st.size, 0)
-	if size <= smallPage {
+	if size <= smallPage || (rd.print && size <= significant.Limit) {
 		// A small page takes one read, with no second one to find the
-		// end, into a buffer used again for the next page.
-		bp := smallPages.Get().(*[]byte)
-		defer smallPages.Put(bp)
+		// end, into a buffer used again for the next page. So does a
+		// page that may be printed: the print reads it whole, and one
+		// read serves its hash, head, print and images.
+		bp := pageBuf(size)
+		defer putPageBuf(bp)
 		n, err := io.ReadFull(fdReader(fd), (*bp)[:size])
 		if err != nil && err != io.ErrUnexpectedEOF { // shrunk since its stat: read what is there
 			return pr, fmt.Errorf("read failed: %w", err)
@@ -129,17 +132,39 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 		}
 		pr.sum = d.Sum64()
 	}
-	if rd.wantsPrint(pr.sum) && size <= significant.Limit {
-		// Read again from its start (the page cache has it): a page is
-		// printed whole.
-		if pr.print, pr.printed, err = w.printFile(fd, int(size), loc); err != nil {
-			return pr, fmt.Errorf("read failed: %w", err)
-		}
-	}
 	if rd.images {
 		if pr.images, err = w.readImages(fd, int(size), loc, rel); err != nil {
 			return pr, fmt.Errorf("read failed: %w", err)
 		}
 	}
 	return pr, nil
+}
+
+// largePage is the largest buffer pageBuf keeps for the next page: a few
+// walkers each holding one cost some MiB at most; a larger page (up to
+// significant.Limit) gets a buffer of its own, as printing it did before.
+const largePage = 256 << 10
+
+var largePages = sync.Pool{New: func() any { b := make([]byte, largePage); return &b }}
+
+// pageBuf is a buffer of at least size bytes for a page read whole, to
+// be given back with putPageBuf.
+func pageBuf(size int64) *[]byte {
+	switch {
+	case size <= smallPage:
+		return smallPages.Get().(*[]byte)
+	case size <= largePage:
+		return largePages.Get().(*[]byte)
+	}
+	b := make([]byte, size)
+	return &b
+}
+
+func putPageBuf(bp *[]byte) {
+	switch cap(*bp) {
+	case smallPage:
+		smallPages.Put(bp)
+	case largePage:
+		largePages.Put(bp)
+	}
 }

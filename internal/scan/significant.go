@@ -3,13 +3,11 @@ package scan
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 
 	"go.uber.org/zap"
-	"golang.org/x/sys/unix"
 
 	"github.com/sitemapd/sitemapd/internal/safefile"
 	"github.com/sitemapd/sitemapd/internal/significant"
@@ -43,7 +41,12 @@ func newSigReader(main string, template []string) *sigReader {
 
 // read reads what page b (whose URL is loc) says.
 func (r *sigReader) read(b []byte, loc string) (*significant.Page, error) {
-	return significant.Read(b, significant.Options{URL: loc, Main: r.main, Ignore: r.template})
+	return significant.Read(b, r.options(loc))
+}
+
+// options are how page loc is read.
+func (r *sigReader) options(loc string) significant.Options {
+	return significant.Options{URL: loc, Main: r.main, Ignore: r.template}
 }
 
 // SetModel sets the template model the scanner's prints are made under
@@ -60,11 +63,11 @@ func (s *Scanner) Prints() bool { return s.sig != nil }
 // print makes the print of page b, or reports false (the page is not
 // read for it: too large, say), in which case its bytes' hash decides.
 func (s *Scanner) print(b []byte, loc string) (significant.Print, bool) {
-	p, err := s.sig.read(b, loc)
+	pr, err := significant.ReadPrint(b, s.sig.options(loc), s.model.Load())
 	if err != nil {
 		return significant.Print{}, false
 	}
-	return s.model.Load().Print(p), true
+	return pr, true
 }
 
 // partsBits is how many bits each part of a print takes in tree.Page's
@@ -298,19 +301,4 @@ func (s *Scanner) abs(rel string) string {
 		return s.cfg.Root
 	}
 	return s.cfg.Root + "/" + rel
-}
-
-// printFile makes the print of a page larger than a small one, reading
-// its size bytes again from the start of fd.
-func (w *Walk) printFile(fd, size int, loc string) (significant.Print, bool, error) {
-	if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
-		return significant.Print{}, false, err
-	}
-	b := make([]byte, size)
-	n, err := io.ReadFull(fdReader(fd), b)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return significant.Print{}, false, err
-	}
-	pr, ok := w.s.print(b[:n], loc)
-	return pr, ok, nil
 }

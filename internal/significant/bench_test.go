@@ -38,9 +38,11 @@ const benchURL = "https://bench.example/docs/page.html"
 // BenchmarkPage is what a full build does with a page's bytes, per page,
 // from memory: today (impl=today: its content hash, xxhash as
 // internal/scan computes p.Sum, and its head, head.ReadBytes), and with
-// this package (impl=significant: Read and Print under a model; and
-// impl=today+significant, what a build that keeps both does). Each part
-// alone too (impl=xxhash, impl=head, impl=read, impl=print).
+// this package (impl=significant: Read and Print under a model;
+// impl=readprint: the same with ReadPrint, as a build does it, reading
+// into a Page used again; and impl=today+significant, what a build that
+// keeps both does). Each part alone too (impl=xxhash, impl=head,
+// impl=read, impl=print).
 //
 //	go test -run '^$' -bench Page -benchmem ./internal/significant
 func BenchmarkPage(b *testing.B) {
@@ -68,6 +70,7 @@ func BenchmarkPage(b *testing.B) {
 				p, _ := Read(src, Options{URL: benchURL})
 				model.Print(p)
 			}},
+			{"readprint", func() { ReadPrint(src, Options{URL: benchURL}, model) }},
 			{"today+significant", func() {
 				xxhash.Sum64(src)
 				head.ReadBytes(src, benchURL)

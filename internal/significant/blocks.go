@@ -1,6 +1,9 @@
 package significant
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // What the reader makes of what it meets: nodes for block-level elements,
 // text runs, links, images, microdata values, the title and JSON-LD.
@@ -34,11 +37,15 @@ var plain = func() (p [256]bool) {
 }()
 
 func (t *textBuf) add(s []byte) {
+	// b is t.b held in a local: a store of the slice into the reader (on
+	// the heap) costs a write barrier while the collector marks, and
+	// this is the reader's hottest loop.
+	b, space := t.b, t.space
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case spaces[c]:
-			t.space = true
+			space = true
 			i++
 			for i < len(s) && spaces[s[i]] {
 				i++
@@ -46,21 +53,65 @@ func (t *textBuf) add(s []byte) {
 		case c == 0:
 			i++
 		case c == 0xC2 && i+1 < len(s) && s[i+1] == 0xA0:
-			t.space = true
+			space = true
 			i += 2
 		default:
-			j := i + 1
-			for j < len(s) && plain[s[j]] {
-				j++
+			// The longest run that is copied as it is: plain bytes, and
+			// single spaces between two of them (what collapsing would
+			// make of them), so that prose is copied a sentence, not a
+			// word, at a time.
+			j := copyRun(s, i+1)
+			if space && len(b) > 0 {
+				b = append(b, ' ')
 			}
-			if t.space && len(t.b) > 0 {
-				t.b = append(t.b, ' ')
-			}
-			t.space = false
-			t.b = append(t.b, s[i:j]...)
+			space = false
+			b = append(b, s[i:j]...)
 			i = j
 		}
 	}
+	t.b, t.space = b, space
+}
+
+// copyRun is where the run of bytes that add copies as they are, from j
+// (after a plain byte), ends: plain bytes and single spaces between two
+// of them. Eight bytes at a time while they are (SWAR: none below 0x20
+// nor 0xC2, no two spaces in a row; a space in the last byte is not
+// taken), a byte at a time where they may not be; the byte rules decide,
+// the word test only skips what they would let through. A word is only
+// taken after a byte that is not a space.
+func copyRun(s []byte, j int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for j < len(s) {
+		for j+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[j:])
+			// A byte below 0x20, or 0xC2.
+			if v := x ^ lo*0xC2; ((x-lo*0x20)&^x|(v-lo)&^v)&hi != 0 {
+				break
+			}
+			// Spaces (flagged; a '!' just above one may be too, which
+			// only sends it to the byte rules): two in a row are not
+			// copied as they are.
+			v := x ^ lo*' '
+			sp := (v - lo) &^ v & hi
+			if sp&(sp<<8) != 0 {
+				break
+			}
+			// A space in the last byte is left for the next word, whose
+			// first byte it becomes: what follows it decides.
+			j += 8 - int(sp>>63)
+		}
+		if j >= len(s) {
+			break
+		}
+		if c := s[j]; plain[c] {
+			j++
+		} else if c == ' ' && j+1 < len(s) && plain[s[j+1]] {
+			j += 2
+		} else {
+			break
+		}
+	}
+	return j
 }
 
 // addText adds text between tags to the current run (or link).

@@ -20,7 +20,8 @@ import (
 // and once reformatted (tag names upper case, attributes in reverse order
 // and single quotes, character references for non-ASCII text, comments
 // after end tags, line breaks before blocks), must have the same Print,
-// under no model and under a model learnt from it.
+// under no model and under a model learnt from it; and ReadPrint's is
+// Print's of Read.
 //
 //	go test -run '^$' -fuzz FuzzRead ./internal/significant
 func FuzzRead(f *testing.F) {
@@ -60,6 +61,12 @@ func FuzzRead(f *testing.F) {
 		m := l.Model()
 		if pa, pb := m.Print(a), m.Print(b); pa != pb {
 			t.Fatalf("model: %s differ between\n%s\nand\n%s", pa.Diff(pb), plain, reformatted)
+		}
+		// ReadPrint, into a Page used again, prints what Read and Print do.
+		for _, m := range []*Model{nilModel, m} {
+			if pr, _ := ReadPrint(plain, Options{URL: "/dir/page.html"}, m); pr != m.Print(a) {
+				t.Fatalf("ReadPrint = %x, Print(Read) = %x, of\n%s", pr.Bytes(), m.Print(a).Bytes(), plain)
+			}
 		}
 	})
 }

@@ -12,6 +12,15 @@ import (
 // their text). A script that is not JSON counts by its text, its white
 // space collapsed.
 func jsonHash(raw []byte) uint64 {
+	if h, ok := fastJSONHash(raw); ok {
+		return h
+	}
+	return decodedJSONHash(raw)
+}
+
+// decodedJSONHash is jsonHash through encoding/json: the rule, for any
+// script (fastJSONHash is the same for those it reads).
+func decodedJSONHash(raw []byte) uint64 {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any

@@ -92,29 +92,46 @@ func trimSpace(b []byte) []byte {
 }
 
 // tagName reads a tag's name from i, lower case (in r.lowName when it fits,
-// else a hash-only name), and returns it and where it ends.
-func (r *reader) tagName(i int) ([]byte, int) {
+// else a hash-only name), and returns it, its hash (nameHash) and where
+// it ends: one pass over the name's bytes for all three.
+func (r *reader) tagName(i int) ([]byte, uint64, int) {
 	src := r.src
+	h := uint64(fnvOffset)
 	j := i
-	for j < len(src) && !isSpace(src[j]) && src[j] != '/' && src[j] != '>' {
-		j++
-	}
-	name := src[i:j]
-	n := min(len(name), len(r.lowName))
-	for k := 0; k < n; k++ {
-		c := name[k]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	for ; j < len(src); j++ {
+		c := src[j]
+		if nameEnd[c] {
+			break
 		}
-		r.lowName[k] = c
+		c = lower[c]
+		if k := j - i; k < len(r.lowName) {
+			r.lowName[k] = c
+		}
+		h = (h ^ uint64(c)) * fnvPrime
 	}
-	if len(name) > len(r.lowName) {
+	if j-i > len(r.lowName) {
 		// A name this long is no element the reader knows: its hash, of
-		// the lower-case bytes, matches its end tag all the same.
-		return bytes.ToLower(name), j
+		// the lower-case bytes (bytes.ToLower's, Unicode's, as before),
+		// matches its end tag all the same.
+		low := bytes.ToLower(src[i:j])
+		return low, fnv(low), j
 	}
-	return r.lowName[:n], j
+	return r.lowName[:j-i], h, j
 }
+
+// nameEnd are the bytes that end a tag's name.
+var nameEnd = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '\f': true, '/': true, '>': true}
+
+// lower is ASCII's lower case of a byte.
+var lower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if c >= 'A' && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // readAttrs reads a tag's attributes from i, by the tokenizer's rules, into
 // r.at. It returns where the tag ends and whether it is self-closing; -1

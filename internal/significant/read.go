@@ -37,6 +37,7 @@ type reader struct {
 	skip    int   // open frames that skip their subtree
 	foreign int   // open svg or math frames (self-closing tags count there)
 	head    bool  // a head frame is open
+	openP   int   // open p frames on the stack
 
 	text, ltext textBuf // the current text run, the current link's text
 	sbuf        textBuf // scratch: a title, an alt text
@@ -67,8 +68,6 @@ func Read(page []byte, opts Options) (*Page, error) {
 	if len(page) > Limit {
 		return nil, ErrTooLarge
 	}
-	r := readers.Get().(*reader)
-	defer readers.Put(r)
 	// A page of n bytes has some n/50 elements and n/40 blocks: sized once,
 	// its slices seldom grow.
 	p := &Page{
@@ -76,7 +75,40 @@ func Read(page []byte, opts Options) (*Page, error) {
 		blocks: make([]block, 0, 16+len(page)/60),
 		toks:   make([]uint64, 0, 16+len(page)/80),
 	}
-	r.reset(page, &opts, p)
+	readInto(page, &opts, p)
+	return p, nil
+}
+
+// ReadPrint is m.Print of Read(page, opts), for a caller that keeps only
+// the Print (a build printing every page): the Page it reads into is
+// used again for the next page, not made anew (some 7 KB for a 7 KB
+// page, the walk's largest garbage).
+func ReadPrint(page []byte, opts Options, m *Model) (Print, error) {
+	if len(page) > Limit {
+		return Print{}, ErrTooLarge
+	}
+	p := pages.Get().(*Page)
+	*p = Page{nodes: p.nodes[:0], blocks: p.blocks[:0], toks: p.toks[:0], data: p.data[:0]}
+	readInto(page, &opts, p)
+	pr := m.Print(p)
+	// A huge page's slices are not kept for the next (small) one.
+	if cap(p.blocks) <= maxPooled {
+		pages.Put(p)
+	}
+	return pr, nil
+}
+
+// maxPooled bounds the blocks of a Page ReadPrint keeps for the next.
+const maxPooled = 1 << 14
+
+var pages = sync.Pool{New: func() any {
+	return &Page{nodes: make([]node, 0, 256), blocks: make([]block, 0, 256), toks: make([]uint64, 0, 256)}
+}}
+
+func readInto(page []byte, opts *Options, p *Page) {
+	r := readers.Get().(*reader)
+	defer readers.Put(r)
+	r.reset(page, opts, p)
 	r.run()
 	// Whatever is still open ends with the page.
 	for len(r.stack) > 0 {
@@ -85,13 +117,12 @@ func Read(page []byte, opts Options) (*Page, error) {
 	r.flush()
 	r.endLink()
 	r.src, r.opts, r.p = nil, nil, nil
-	return p, nil
 }
 
 func (r *reader) reset(src []byte, opts *Options, p *Page) {
 	r.src, r.opts, r.p = src, opts, p
 	r.stack = r.stack[:0]
-	r.cur, r.skip, r.foreign, r.head = -1, 0, 0, false
+	r.cur, r.skip, r.foreign, r.head, r.openP = -1, 0, 0, false, 0
 	r.text.reset()
 	r.ltext.reset()
 	r.link = -1
@@ -153,12 +184,11 @@ func (r *reader) run() {
 func nameHash(name []byte) uint64 { return fnv(name) }
 
 func (r *reader) startTag(i int) int {
-	name, i := r.tagName(i)
+	name, nh, i := r.tagName(i)
 	end, selfClosing := r.readAttrs(i)
 	if end < 0 {
 		return len(r.src)
 	}
-	nh := nameHash(name)
 	t := lookupTag(name, nh)
 	if r.foreign > 0 {
 		// Inside svg or math nothing counts, and a self-closing tag has
@@ -286,7 +316,9 @@ func (r *reader) implied(t tagInfo) {
 			r.pop()
 		}
 	}
-	if closesP(t) {
+	// No p open (the usual case: the last one ended with its </p>): none
+	// to close, and the stack need not be walked.
+	if r.openP > 0 && closesP(t) {
 		r.closeUntil(func(f *frame) int {
 			switch f.id {
 			case tP:
@@ -339,12 +371,11 @@ func (r *reader) closeHead() {
 }
 
 func (r *reader) endTag(i int) int {
-	name, i := r.tagName(i)
+	name, h, i := r.tagName(i)
 	end, _ := r.readAttrs(i)
 	if end < 0 {
 		return len(r.src)
 	}
-	h := nameHash(name)
 	t := lookupTag(name, h)
 	switch t.id {
 	case tBody, tHTML:
@@ -400,6 +431,9 @@ func (r *reader) push(f frame) {
 		}
 		return
 	}
+	if f.id == tP {
+		r.openP++
+	}
 	r.stack = append(r.stack, f)
 }
 
@@ -407,6 +441,9 @@ func (r *reader) pop() {
 	n := len(r.stack) - 1
 	f := r.stack[n]
 	r.stack = r.stack[:n]
+	if f.id == tP {
+		r.openP--
+	}
 	if f.link {
 		r.endLink()
 	}

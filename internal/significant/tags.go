@@ -69,13 +69,16 @@ var tagTable [512]struct {
 }
 
 func fnv(b []byte) uint64 {
-	h := uint64(14695981039346656037)
+	h := uint64(fnvOffset)
 	for _, c := range b {
 		h ^= uint64(c)
-		h *= 1099511628211
+		h *= fnvPrime
 	}
 	return h
 }
+
+// FNV-1a's constants (tagName hashes as it reads).
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
 
 func indexTags() {
 	for name, info := range tags {
@@ -173,7 +176,9 @@ func closesP(t tagInfo) bool {
 	return !isTablePart(t.id)
 }
 
-var tablePartIDs = map[uint8]bool{}
+// tablePartIDs is indexed by tag id: an array, not a map, as closesP is
+// asked at every block-level start tag.
+var tablePartIDs [256]bool
 
 func init() {
 	for _, n := range []string{"caption", "thead", "tbody", "tfoot", "colgroup"} {
