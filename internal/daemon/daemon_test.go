@@ -162,15 +162,43 @@ func (h *harness) rootSitemapHas(s string) bool {
 
 // sync waits until the daemon has handled every event so far: inotify
 // delivers in order, so once a page created now is published, and then its
-// removal, everything before it has been seen.
+// removal, everything before it has been seen. The removal is waited for
+// as the publish's report (Notifier), not as the sitemap's bytes: the
+// group's sitemap lands before the index (its own batch), and a test
+// reading the files between the two would see an index of the publish
+// before. A daemon in another process (process_test.go, h.d nil) reports
+// no publish: its removal is waited for in the sitemap.
 func (h *harness) sync() {
 	h.t.Helper()
 	h.syncN++
 	name := fmt.Sprintf("zz-sync-%d.html", h.syncN)
 	h.write(name)
 	h.waitFor(name+" published", func() bool { return h.rootSitemapHas(name) })
+	n := h.published()
 	os.Remove(h.path(name))
-	h.waitFor(name+" unpublished", func() bool { return !h.rootSitemapHas(name) })
+	if h.d == nil {
+		h.waitFor(name+" unpublished", func() bool { return !h.rootSitemapHas(name) })
+		return
+	}
+	h.waitFor(name+"'s removal published", func() bool { return h.removedSince(n, name) })
+	if h.rootSitemapHas(name) {
+		h.t.Fatalf("%s: its removal was published, and the root sitemap still lists it", name)
+	}
+}
+
+// removedSince reports whether a publish since the n-th removed the URL of
+// the page name at the root.
+func (h *harness) removedSince(n int, name string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.pubs[n:] {
+		for _, u := range p.Changes.Removed {
+			if strings.HasSuffix(u, "/"+name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkOracle stops the daemon and checks the invariant: a fresh full build
