@@ -1,11 +1,8 @@
 package build
 
 import (
-	"compress/gzip"
-	"io"
 	"path"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -75,16 +72,7 @@ func (d onDisk) urls(names []string) map[string]string {
 		if err != nil {
 			continue
 		}
-		var r io.Reader = f
-		if strings.HasSuffix(n, ".gz") {
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				f.Close()
-				continue
-			}
-			r = zr
-		}
-		_ = sitemap.ReadURLs(r, urls) // what was read counts; the rest shows as added
+		_ = sitemap.ReadFileURLs(f, n, urls) // what was read counts; the rest shows as added
 		f.Close()
 	}
 	return urls

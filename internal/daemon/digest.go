@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"compress/gzip"
-	"io"
 	"net/url"
 	"os"
 	"path"
@@ -82,13 +80,5 @@ func readIndex(root *os.Root, name string, locs map[string]string) error {
 		return err
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return err
-		}
-		r = zr
-	}
-	return sitemap.ReadURLs(r, locs)
+	return sitemap.ReadFileURLs(f, name, locs)
 }

@@ -3,9 +3,24 @@ package sitemap
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"io"
 	"strings"
 )
+
+// ReadFileURLs is ReadURLs of the sitemap file named name, read from r:
+// gunzipped first when the name ends in .gz, as sitemapd names the files
+// it compresses.
+func ReadFileURLs(r io.Reader, name string, urls map[string]string) error {
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return err
+		}
+		r = zr
+	}
+	return ReadURLs(r, urls)
+}
 
 // ReadURLs reads back the <url> entries of a sitemap this package encoded,
 // into urls (loc -> lastmod as written, "" for none). It relies on the
