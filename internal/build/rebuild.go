@@ -18,9 +18,10 @@ type groupRead struct {
 // Rebuild re-reads the given groups (directories relative to the root, as
 // tree.Depth folds them), publishes them and the index, and removes the
 // parts they no longer need. It costs work in proportion to those groups,
-// not to the site.
-func (e *Engine) Rebuild(ctx context.Context, groups []string) (*Report, error) {
-	return e.rebuild(ctx, groups, nil, nil, updateOptions{})
+// not to the site. opts say what the daemon knows of the files being
+// written meanwhile (WithBatchTime, WithBusy), as for an Update.
+func (e *Engine) Rebuild(ctx context.Context, groups []string, opts ...UpdateOption) (*Report, error) {
+	return e.rebuild(ctx, groups, nil, nil, batchOptions(opts))
 }
 
 // Update republishes after changes in the given directories (relative to

@@ -76,7 +76,7 @@ func (ss *session) agreed(ctx context.Context) {
 	eng := ss.eng
 	switch {
 	case ss.fleet.Reread():
-		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Build(ctx) })
+		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Build(ctx, ss.betweenBatches()) })
 	case len(pages) > 0:
 		// Only times change: a page whose file changed since the last
 		// batch is busy here (its batch reads it, and owes it), so what
@@ -87,7 +87,7 @@ func (ss *session) agreed(ctx context.Context) {
 		ss.led.timesOnly = true
 		defer func() { ss.led.timesOnly = false }()
 		ss.publish(FleetAgreed, func() (*build.Report, error) {
-			return eng.Update(ctx, dirs, pages, build.WithBatchTime(ss.lastBatch.Add(ss.cfg.Watch.Settle)))
+			return eng.Update(ctx, dirs, pages, ss.betweenBatches())
 		})
 	case index:
 		ss.publish(FleetAgreed, func() (*build.Report, error) { return eng.Rebuild(ctx, nil) })

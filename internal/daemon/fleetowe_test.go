@@ -17,9 +17,11 @@ import (
 	"github.com/sitemapd/sitemapd/internal/fleet/etcdtest"
 )
 
-// lastmodOf is the <lastmod> the docs/ sitemap gives page rel, or "".
+// lastmodOf is the <lastmod> the sitemap of page rel's top directory
+// gives it (depth: 1), or "".
 func (h *harness) lastmodOf(rel string) string {
-	b, _ := os.ReadFile(h.path("docs/sitemap.xml"))
+	top, _, _ := strings.Cut(rel, "/")
+	b, _ := os.ReadFile(h.path(top + "/sitemap.xml"))
 	m := regexp.MustCompile(`<loc>https://static.test/` + regexp.QuoteMeta(rel) + `</loc>\s*<lastmod>([^<]+)</lastmod>`).FindSubmatch(b)
 	if m == nil {
 		return ""

@@ -298,7 +298,7 @@ func (ss *session) step(ctx context.Context) (ending, version, error) {
 		// Before anything else: until then, a change is judged by its
 		// bytes. A change waits for this one walk at most.
 		ss.printsOwed = false
-		ss.publish(PagePrints, func() (*build.Report, error) { return eng.Build(ctx) })
+		ss.publish(PagePrints, func() (*build.Report, error) { return eng.Build(ctx, ss.betweenBatches()) })
 		return serving, version{}, nil
 	}
 	select {
@@ -315,16 +315,19 @@ func (ss *session) step(ctx context.Context) (ending, version, error) {
 	case files := <-ss.urlFiles:
 		ss.publish(URLFiles, func() (*build.Report, error) { return eng.UpdateURLFiles(ctx, files) })
 	case <-ss.rescan:
-		ss.publish(PeriodicRescan, func() (*build.Report, error) { return eng.Build(ctx) })
+		// Pages written a moment ago (less watch.settle) or empty keep
+		// their version: their writers' events, lost or not, or the
+		// next rescan, bring them once they are whole.
+		ss.publish(PeriodicRescan, func() (*build.Report, error) { return eng.Build(ctx, build.WithBatchTime(time.Now())) })
 	case <-ss.alive:
 		ss.d.keeper.beat()
 		ss.d.setStatus()
 	case <-ss.retry.c:
 		ss.retry.fired()
-		ss.publish(Retry, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed()) })
+		ss.publish(Retry, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.Failed(), ss.betweenBatches()) })
 	case <-ss.due.c:
 		ss.due.fired()
-		ss.publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now())) })
+		ss.publish(Due, func() (*build.Report, error) { return eng.Rebuild(ctx, eng.DueGroups(time.Now()), ss.betweenBatches()) })
 	case <-ss.quiet.c:
 		ss.quiet.fired()
 	case <-ss.fleetChanged():
@@ -335,6 +338,18 @@ func (ss *session) step(ctx context.Context) (ending, version, error) {
 		}
 	}
 	return serving, version{}, nil
+}
+
+// betweenBatches is the option of a publish that reads pages between the
+// watcher's batches (the prints' build, a retry, a due group, the fleet's
+// agreement): a page written since the last batch was made is the next
+// batch's, and an empty one may be a writer's truncation; either keeps its
+// published version here, or a half-written file would be taken as a
+// version of its page, its lastmod moved and its URL owed. (WithBatchTime
+// takes a batch's time, less watch.settle, as the moment after which a
+// file is unseen: the last batch's plus settle is that batch's moment.)
+func (ss *session) betweenBatches() build.UpdateOption {
+	return build.WithBatchTime(ss.lastBatch.Add(ss.cfg.Watch.Settle))
 }
 
 // changed publishes a batch of the watcher's: the files of sitemapd's

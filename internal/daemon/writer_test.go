@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,4 +44,67 @@ func TestStalledWriter(t *testing.T) {
 		t.Errorf("a template-only rewrite by a stalled writer moved the lastmod: %+v", c)
 	}
 	h.checkOracle()
+}
+
+// TestRescanLeavesWritersAlone: watch.rescan's walk, between the watcher's
+// batches, meets a page a writer truncated and has not written yet. The
+// empty file is no version of the page: the rescans keep its published
+// version (before, each read the empty file as new bytes, moved the
+// lastmod and owed the URL, and the write that followed moved it again).
+// The fleet's republishes, a retry and the prints' build read pages
+// between batches by the same rule (session.betweenBatches).
+func TestRescanLeavesWritersAlone(t *testing.T) {
+	h := startConfig(t, strings.Replace(testConfig, "rescan: 0s", "rescan: 200ms", 1))
+	body := "<!doctype html><html><head><title>Stable</title></head><body><main><h1>Stable</h1>" +
+		"<p>Some text of its own.</p></main></body></html>"
+	if err := os.MkdirAll(h.path("d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An hour old, moved in whole: a version taken from the truncation
+	// would show in the lastmod.
+	tmp := filepath.Join(h.dir, "p.html")
+	old := time.Now().Add(-time.Hour)
+	if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tmp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, h.path("d/p.html")); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	n, was := h.published(), h.lastmodOf("d/p.html")
+	f, err := os.OpenFile(h.path("d/p.html"), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rescans := func() int {
+		k := 0
+		for _, e := range h.logs.FilterMessage("published").All() {
+			if trig, _ := e.ContextMap()["trigger"].(string); trig == PeriodicRescan.String() {
+				k++
+			}
+		}
+		return k
+	}
+	// Two rescans after the truncation's own batch: the file is empty
+	// and its events are long published.
+	h.sync()
+	k := rescans()
+	h.waitFor("two rescans of the empty page", func() bool { return rescans() >= k+2 })
+	if got := h.lastmodOf("d/p.html"); got != was {
+		t.Errorf("a rescan took the truncated page as a version: lastmod %q, was %q", got, was)
+	}
+	if _, err := f.Write([]byte(body + `<script src="/app.2.js"></script>`)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	h.sync()
+	if c := h.changesSince(n); slices.Contains(c.Changed, "https://static.test/d/p.html") {
+		t.Errorf("a template-only rewrite met by rescans moved the lastmod: %+v", c)
+	}
+	if got := h.lastmodOf("d/p.html"); got != was {
+		t.Errorf("lastmod %q after the template-only rewrite, was %q", got, was)
+	}
 }
