@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,54 +15,17 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/indexnowtest"
 )
 
-// receiver keeps every URL it is sent, in order, and when it last was.
-type receiver struct {
-	url  string
-	mu   sync.Mutex
-	got  []string
-	last time.Time
-}
-
-func newReceiver() (*receiver, error) {
+// newReceiver starts the IndexNow receiver on 127.0.0.1.
+func newReceiver() (*indexnowtest.Receiver, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{url: "http://" + l.Addr().String() + "/indexnow"}
-	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var body struct {
-			URLList []string `json:"urlList"`
-		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		r.got = append(r.got, body.URLList...)
-		r.last = time.Now()
-		r.mu.Unlock()
-	}))
-	return r, nil
-}
-
-func (r *receiver) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.got)
-}
-
-func (r *receiver) since(mark int) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.got[mark:]...)
-}
-
-func (r *receiver) lastAt() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.last
+	return indexnowtest.Serve(l), nil
 }
 
 // daemon is a running `sitemapd run`: its publishes, as its log says.
@@ -152,11 +114,11 @@ func (d *daemon) stop() error {
 // quiet waits until neither the daemon has published nor the receiver been
 // sent anything for rest, and returns when the last of them was (from.
 // if neither happened after from).
-func quiet(d *daemon, r *receiver, from time.Time, rest, limit time.Duration) (time.Time, error) {
+func quiet(d *daemon, r *indexnowtest.Receiver, from time.Time, rest, limit time.Duration) (time.Time, error) {
 	for time.Since(from) < limit {
 		_, lp := d.published()
 		last := from
-		for _, t := range []time.Time{lp, r.lastAt()} {
+		for _, t := range []time.Time{lp, r.LastAt()} {
 			if t.After(last) {
 				last = t
 			}

@@ -23,6 +23,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/indexnowtest"
 )
 
 const base = "https://bench.example/"
@@ -50,7 +52,7 @@ func main() {
 type bench struct {
 	s      *site
 	d      *daemon
-	r      *receiver
+	r      *indexnowtest.Receiver
 	cfg    string
 	n      int // the release current names
 	canary int
@@ -122,7 +124,7 @@ func (b *bench) setUp() error {
 	if b.r, err = newReceiver(); err != nil {
 		return err
 	}
-	if b.cfg, err = writeConfig(*work, b.r.url); err != nil {
+	if b.cfg, err = writeConfig(*work, b.r.URL+"/indexnow"); err != nil {
 		return err
 	}
 	if err := b.start(); err != nil {
@@ -173,7 +175,7 @@ func (b *bench) sync(after int) (time.Time, error) {
 	if err := os.WriteFile(filepath.Join(b.root(), name), []byte(page), 0o644); err != nil {
 		return last, err
 	}
-	for start := time.Now(); !slices.Contains(b.r.since(0), base+name); time.Sleep(100 * time.Millisecond) {
+	for start := time.Now(); !slices.Contains(b.r.URLs(0), base+name); time.Sleep(100 * time.Millisecond) {
 		if time.Since(start) > 10*time.Minute {
 			return last, fmt.Errorf("the receiver was not sent the canary %s", name)
 		}
@@ -201,7 +203,7 @@ func (b *bench) measure(p pattern) error {
 			return err
 		}
 	}
-	mark := b.r.count()
+	mark := b.r.Mark()
 	d0 := b.d
 	n0, _ := b.d.published()
 	start := time.Now()
@@ -220,7 +222,7 @@ func (b *bench) measure(p pattern) error {
 	res := result{Pattern: p.name, DeployS: end.Sub(start).Seconds(), Publishes: n1 - n0,
 		QuietS: max(0, last.Sub(end).Seconds()), Expected: sorted(want)}
 	seen := map[string]bool{}
-	for _, u := range b.r.since(mark) {
+	for _, u := range b.r.URLs(mark) {
 		rel := relOf(base, u)
 		if strings.HasPrefix(rel, "zz-canary/") {
 			continue

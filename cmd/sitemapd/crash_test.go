@@ -2,14 +2,9 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,22 +24,7 @@ func TestKillAfterRenameLosesNoURL(t *testing.T) {
 	if testing.Short() {
 		trials = 3
 	}
-	var mu sync.Mutex
-	var received []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			URLList []string `json:"urlList"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		mu.Lock()
-		received = append(received, body.URLList...)
-		mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	defer srv.Close()
+	rcv := newReceiver(t)
 
 	dir := t.TempDir()
 	cfg, root := writeConfig(t, fmt.Sprintf(`state_dir: %s
@@ -52,7 +32,7 @@ watch: {settle: 20ms, max_delay: 200ms, rescan: 0s}
 notify:
   endpoints:
     - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: "@every 1h"}
-`, filepath.Join(dir, "state"), srv.URL))
+`, filepath.Join(dir, "state"), rcv.URL))
 	os.MkdirAll(filepath.Join(dir, "state"), 0o755)
 
 	killed := 0
@@ -64,10 +44,7 @@ notify:
 		if code, out, stderr := runCLI("ping", "-config", cfg); code != ExitOK {
 			t.Fatalf("trial %d: ping: exit %d, %s %s", trial, code, out, stderr)
 		}
-		mu.Lock()
-		got := slices.Contains(received, "https://static.test/"+page)
-		mu.Unlock()
-		if !got {
+		if !rcv.Got("https://static.test/" + page) {
 			t.Errorf("trial %d: %s was never sent after a kill right after its sitemap's rename", trial, page)
 		}
 	}

@@ -29,7 +29,7 @@ func TestReleaseSwapAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "sitemapd.yaml")
-	os.WriteFile(cfg, []byte("root: current\nbase_url: https://static.test/\nlog: {format: json}\nstate_dir: state\n"+notifyConfig(rcv)), 0o644)
+	os.WriteFile(cfg, []byte("root: current\nbase_url: https://static.test/\nlog: {format: json}\nstate_dir: state\n"+notifyConfig(rcv.URL)), 0o644)
 
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
@@ -60,12 +60,12 @@ func TestReleaseSwapAcrossRestart(t *testing.T) {
 	os.Symlink("releases/2", root+".tmp")
 	command(t, "mv", "-T", root+".tmp", root)
 
-	mark := rcv.count()
+	mark := rcv.Mark()
 	c = startChild(t, cfg)
 	c.expect(t, "READY=1")
 	sent := canary(t, c, rcv, root, "canary-1")
 	want := []string{pageURL(removed), pageURL(edited), pageURL("zz-canary/canary-1.html")}
-	if got := sortedSet(rcv.since(mark)); !slices.Equal(got, sortedSet(want)) {
+	if got := sortedSet(rcv.URLs(mark)); !slices.Equal(got, sortedSet(want)) {
 		t.Errorf("after the swap IndexNow was sent %q (canary run: %q); want %q", got, sent, sortedSet(want))
 	}
 	after := readIndexFrom(outputs(t, rel2))

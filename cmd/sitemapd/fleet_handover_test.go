@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,17 +19,18 @@ import (
 // does not know yet.
 type slowGate struct {
 	srv     *httptest.Server
+	rcv     *receiver
 	mu      sync.Mutex
-	held    bool
-	release chan struct{}
-	caught  [][]string // the batches held
+	release chan struct{} // nil: not holding
+	// from and to bound the receiver's posts made while held (to: -1,
+	// still holding).
+	from, to int
 }
 
 func newSlowGate(t *testing.T, rcv *receiver) *slowGate {
-	g := &slowGate{}
+	g := &slowGate{rcv: rcv}
 	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		resp, err := http.Post(rcv.srv.URL, r.Header.Get("Content-Type"), bytes.NewReader(body))
+		resp, err := http.Post(rcv.URL, r.Header.Get("Content-Type"), r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
@@ -40,13 +38,6 @@ func newSlowGate(t *testing.T, rcv *receiver) *slowGate {
 		resp.Body.Close()
 		g.mu.Lock()
 		release := g.release
-		if g.held {
-			var b struct {
-				URLList []string `json:"urlList"`
-			}
-			json.Unmarshal(body, &b)
-			g.caught = append(g.caught, b.URLList)
-		}
 		g.mu.Unlock()
 		if release != nil {
 			select {
@@ -60,12 +51,9 @@ func newSlowGate(t *testing.T, rcv *receiver) *slowGate {
 	return g
 }
 
-// front is what the servers are configured with: the slowGate's address.
-func (g *slowGate) front() *receiver { return &receiver{srv: g.srv} }
-
 func (g *slowGate) hold() {
 	g.mu.Lock()
-	g.held, g.release, g.caught = true, make(chan struct{}), nil
+	g.release, g.from, g.to = make(chan struct{}), g.rcv.Mark(), -1
 	g.mu.Unlock()
 }
 
@@ -73,15 +61,27 @@ func (g *slowGate) open() {
 	g.mu.Lock()
 	if g.release != nil {
 		close(g.release)
+		g.to = g.rcv.Mark()
 	}
-	g.held, g.release = false, nil
+	g.release = nil
 	g.mu.Unlock()
 }
 
+// batches are the URLs of each post that reached the receiver while
+// the gate held.
 func (g *slowGate) batches() [][]string {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.caught)
+	from, to := g.from, g.to
+	g.mu.Unlock()
+	posts := g.rcv.Posts(from)
+	if to >= 0 {
+		posts = posts[:to-from]
+	}
+	var out [][]string
+	for _, p := range posts {
+		out = append(out, p.URLs)
+	}
+	return out
 }
 
 // leader is the index in f.servers of the server whose metrics say it
@@ -112,7 +112,7 @@ func (f *fleetRun) handover() {
 		m := grepLines(f.servers[old].metrics(t), "sitemapd_notify_owed_urls")
 		return strings.HasSuffix(m, `{endpoint="receiver"} 0`), m
 	})
-	mark := f.rcv.count()
+	mark := f.rcv.Mark()
 	f.gate.hold()
 	defer f.gate.open()
 	var want []string
@@ -130,7 +130,7 @@ func (f *fleetRun) handover() {
 	}
 	add(0, 5)
 	poll(t, "the leader's batch to arrive, held", func() (bool, string) {
-		return len(f.gate.batches()) > 0, fmt.Sprint(f.rcv.since(mark))
+		return len(f.gate.batches()) > 0, fmt.Sprint(f.rcv.URLs(mark))
 	})
 	// More changes, which the leader cannot send while it waits for the
 	// answer: only the next leader can.
@@ -157,7 +157,7 @@ func (f *fleetRun) handover() {
 	}
 	time.Sleep(3 * time.Second) // three of notify.schedule's runs: anything more would have been sent
 	seen := map[string]int{}
-	for _, u := range f.rcv.since(mark) {
+	for _, u := range f.rcv.URLs(mark) {
 		seen[u]++
 	}
 	for _, u := range want {

@@ -29,13 +29,13 @@ type fleetServer struct {
 
 // startFleetServer starts `sitemapd run` on root as server name of a
 // fleet coordinated through the etcd endpoints.
-func startFleetServer(t *testing.T, dir, name, root string, endpoints []string, rcv *receiver) *fleetServer {
+func startFleetServer(t *testing.T, dir, name, root string, endpoints []string, notifyURL string) *fleetServer {
 	t.Helper()
 	cfg := filepath.Join(dir, name+".yaml")
 	listen := freeAddr(t)
 	yaml := fmt.Sprintf("root: %s\nbase_url: %s/\nlog: {format: json}\nstate_dir: %s\nlisten: %s\n"+
 		"fleet:\n  etcd: {endpoints: [%s]}\n  prefix: /sitemapd/static.test/\n  name: %s\n",
-		root, base, filepath.Join(dir, name+".state"), listen, strings.Join(endpoints, ", "), name) + notifyConfig(rcv)
+		root, base, filepath.Join(dir, name+".state"), listen, strings.Join(endpoints, ", "), name) + notifyConfig(notifyURL)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func startFleet(t *testing.T) *fleetRun {
 	command(t, "cp", "-r", src, roots[0])
 	command(t, "rsync", "-a", src+"/", roots[1]+"/")
 	for i := range 2 {
-		f.servers = append(f.servers, startFleetServer(t, f.dir, fmt.Sprintf("web%d", i+1), roots[i], f.cluster.Endpoints(), f.gate.front()))
+		f.servers = append(f.servers, startFleetServer(t, f.dir, fmt.Sprintf("web%d", i+1), roots[i], f.cluster.Endpoints(), f.gate.srv.URL))
 	}
 	for _, s := range f.servers {
 		s.c.expect(t, "READY=1")
@@ -223,7 +223,7 @@ func startFleet(t *testing.T) *fleetRun {
 	// or more later than the first's (cp gives them the time of the copy).
 	time.Sleep(1100 * time.Millisecond)
 	command(t, "cp", "-r", src, roots[2])
-	f.servers = append(f.servers, startFleetServer(t, f.dir, "web3", roots[2], f.cluster.Endpoints(), f.gate.front()))
+	f.servers = append(f.servers, startFleetServer(t, f.dir, "web3", roots[2], f.cluster.Endpoints(), f.gate.srv.URL))
 	f.servers[2].c.expect(t, "READY=1")
 	// It read the fleet's records before its first publish: that publish
 	// (READY=1 follows it) already has the fleet's bytes.
@@ -251,7 +251,7 @@ func (f *fleetRun) deployEdit(what string) []time.Time {
 func (f *fleetRun) edit() {
 	t := f.t
 	before := sums(t, f.servers[0].root)
-	mark := f.rcv.count()
+	mark := f.rcv.Mark()
 	mtimes := f.deployEdit("Edited:")
 	if after := identical(t, f.servers); maps.Equal(before, after) {
 		t.Fatal("the edit changed no sitemap")
@@ -262,7 +262,7 @@ func (f *fleetRun) edit() {
 	// One server notifies: the edit, on three servers, is sent once.
 	f.rcv.waitFor(t, mark, pageURL(fleetEdited))
 	time.Sleep(3 * time.Second) // three of notify.schedule's runs: a second sender would have sent
-	if got := f.rcv.since(mark); !slices.Equal(got, []string{pageURL(fleetEdited)}) {
+	if got := f.rcv.URLs(mark); !slices.Equal(got, []string{pageURL(fleetEdited)}) {
 		t.Errorf("IndexNow was sent %q, want the edited page once", got)
 	}
 	f.oneLeader()

@@ -1,77 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/indexnowtest"
 )
-
-// timedReceiver is an IndexNow endpoint on 127.0.0.1 that records when
-// each POST arrived and what it carried, and answers the next one with
-// 429 and a Retry-After when told to.
-type timedReceiver struct {
-	srv *httptest.Server
-	mu  sync.Mutex
-	got []timedPost
-	// refuseNext is the Retry-After, in seconds, of a 429 for the next
-	// POST; 0 to accept it.
-	refuseNext int
-}
-
-type timedPost struct {
-	at      time.Time
-	urls    []string
-	refused bool
-}
-
-func newTimedReceiver(t *testing.T) *timedReceiver {
-	r := &timedReceiver{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		at := time.Now()
-		var body struct {
-			Host    string   `json:"host"`
-			URLList []string `json:"urlList"`
-		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || body.Host != "static.test" {
-			http.Error(w, fmt.Sprintf("bad body: %v, host %q", err, body.Host), http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		p := timedPost{at: at, urls: body.URLList, refused: r.refuseNext > 0}
-		r.got = append(r.got, p)
-		if p.refused {
-			w.Header().Set("Retry-After", strconv.Itoa(r.refuseNext))
-			w.WriteHeader(http.StatusTooManyRequests)
-			r.refuseNext = 0
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *timedReceiver) posts() []timedPost {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.got)
-}
-
-func (r *timedReceiver) refuse(retryAfter int) {
-	r.mu.Lock()
-	r.refuseNext = retryAfter
-	r.mu.Unlock()
-}
 
 // publishTimes returns when the daemon logged each publish, in its log's
 // own timestamps.
@@ -101,12 +41,12 @@ func TestIndexNowWithinSeconds(t *testing.T) {
 	if testing.Short() {
 		holdFor = 5 // the same path, shorter
 	}
-	rcv := newTimedReceiver(t)
+	rcv := newReceiver(t)
 	cfg, root := writeConfig(t, fmt.Sprintf(`watch: {settle: 100ms, max_delay: 1s, rescan: 0s}
 notify:
   endpoints:
     - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef}
-`, rcv.srv.URL))
+`, rcv.URL))
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
 	published := len(publishTimes(t, c))
@@ -122,27 +62,27 @@ notify:
 		time.Sleep(30 * time.Millisecond)
 	}
 	pollFor(t, 30*time.Second, "the POST of the 100 pages", func() (bool, string) {
-		return len(rcv.posts()) > 0, "none yet"
+		return len(rcv.Posts(0)) > 0, "none yet"
 	})
 	c.waitQuiet(t, published)
 	time.Sleep(6 * time.Second) // more than a window: a second POST would have come
-	posts := rcv.posts()
-	got := slices.Sorted(slices.Values(posts[0].urls))
+	posts := rcv.Posts(0)
+	got := slices.Sorted(slices.Values(posts[0].URLs))
 	if len(posts) != 1 || !slices.Equal(got, want) {
 		t.Fatalf("%d POSTs, the first of %d URLs; want one of the 100 pages", len(posts), len(got))
 	}
 	pubs := publishTimes(t, c)[published:]
-	if posts[0].at.Before(first.Add(5 * time.Second)) {
-		t.Errorf("the POST came %v after the first page was written, before the 5 s window ended", posts[0].at.Sub(first))
+	if posts[0].At.Before(first.Add(5 * time.Second)) {
+		t.Errorf("the POST came %v after the first page was written, before the 5 s window ended", posts[0].At.Sub(first))
 	}
 	// Generous: the daemon waits 5 s after the first publish's changes
 	// were owed; 20 s more is a machine stalled, not a slow one.
-	if late := posts[0].at.Sub(pubs[0]); late > 25*time.Second {
+	if late := posts[0].At.Sub(pubs[0]); late > 25*time.Second {
 		t.Errorf("the POST came %v after the first publish", late)
 	}
 	t.Logf("100 changes over %v in %d publishes, one POST: %v after the first publish, %v after the last, %v after the first write",
-		pubs[len(pubs)-1].Sub(first).Round(time.Millisecond), len(pubs), posts[0].at.Sub(pubs[0]).Round(time.Millisecond),
-		posts[0].at.Sub(pubs[len(pubs)-1]).Round(time.Millisecond), posts[0].at.Sub(first).Round(time.Millisecond))
+		pubs[len(pubs)-1].Sub(first).Round(time.Millisecond), len(pubs), posts[0].At.Sub(pubs[0]).Round(time.Millisecond),
+		posts[0].At.Sub(pubs[len(pubs)-1]).Round(time.Millisecond), posts[0].At.Sub(first).Round(time.Millisecond))
 
 	heldPages := holdAndKill(t, c, cfg, root, rcv, holdFor)
 	t.Logf("hold of %d s: %d URLs owed across a kill -9 arrived", holdFor, len(heldPages))
@@ -153,10 +93,17 @@ notify:
 // SIGKILL within it and starts it again, and checks that no POST comes
 // before the hold's end and every page comes after it. It returns the
 // URLs held.
-func holdAndKill(t *testing.T, c *child, cfg, root string, rcv *timedReceiver, holdFor int) []string {
+func holdAndKill(t *testing.T, c *child, cfg, root string, rcv *receiver, holdFor int) []string {
 	t.Helper()
-	before := len(rcv.posts())
-	rcv.refuse(holdFor)
+	before := len(rcv.Posts(0))
+	refusedOne := false // SetAnswer's calls are serialised
+	rcv.SetAnswer(func(indexnowtest.Post) (int, time.Duration) {
+		if refusedOne {
+			return http.StatusOK, 0
+		}
+		refusedOne = true
+		return http.StatusTooManyRequests, time.Duration(holdFor) * time.Second
+	})
 	write := func(name string) string {
 		if err := os.WriteFile(filepath.Join(root, "blog", name), []byte("<title>"+name+"</title>"), 0o644); err != nil {
 			t.Fatal(err)
@@ -165,10 +112,10 @@ func holdAndKill(t *testing.T, c *child, cfg, root string, rcv *timedReceiver, h
 	}
 	want := []string{write("held-0.html")}
 	pollFor(t, 30*time.Second, "the POST refused with 429", func() (bool, string) {
-		return len(rcv.posts()) > before, "none yet"
+		return len(rcv.Posts(0)) > before, "none yet"
 	})
-	refused := rcv.posts()[before]
-	end := refused.at.Add(time.Duration(holdFor) * time.Second)
+	refused := rcv.Posts(0)[before]
+	end := refused.At.Add(time.Duration(holdFor) * time.Second)
 	for i := 1; i <= 2; i++ { // changes keep coming during the hold
 		n := c.count("published")
 		want = append(want, write(fmt.Sprintf("held-%d.html", i)))
@@ -184,8 +131,8 @@ func holdAndKill(t *testing.T, c *child, cfg, root string, rcv *timedReceiver, h
 	}
 	pollFor(t, time.Duration(holdFor)*time.Second+30*time.Second, "every page owed to arrive after the hold", func() (bool, string) {
 		var got []string
-		for _, p := range rcv.posts()[before+1:] {
-			got = append(got, p.urls...)
+		for _, p := range rcv.Posts(0)[before+1:] {
+			got = append(got, p.URLs...)
 		}
 		for _, u := range want {
 			if !slices.Contains(got, u) {
@@ -194,11 +141,11 @@ func holdAndKill(t *testing.T, c *child, cfg, root string, rcv *timedReceiver, h
 		}
 		return true, ""
 	})
-	for _, p := range rcv.posts()[before+1:] {
-		if p.at.Before(end) {
-			t.Errorf("a POST of %q came %v before the hold's end", p.urls, end.Sub(p.at))
+	for _, p := range rcv.Posts(0)[before+1:] {
+		if p.At.Before(end) {
+			t.Errorf("a POST of %q came %v before the hold's end", p.URLs, end.Sub(p.At))
 		}
-		t.Logf("after the hold: a POST of %d URLs, %v after its end", len(p.urls), p.at.Sub(end).Round(time.Millisecond))
+		t.Logf("after the hold: a POST of %d URLs, %v after its end", len(p.URLs), p.At.Sub(end).Round(time.Millisecond))
 	}
 	c2.stop(t)
 	return want

@@ -9,14 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// requests is how many requests the receiver answered.
-func (r *receiver) requests() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.reqs)
-}
+	"github.com/sitemapd/sitemapd/internal/indexnowtest"
+)
 
 // TestKillsLoseNothing kills `sitemapd run`, serving three sites, with
 // SIGKILL at random moments while pages are added to each, again and
@@ -30,7 +25,7 @@ func TestKillsLoseNothing(t *testing.T) {
 	if testing.Short() {
 		rounds = 5
 	}
-	rcv := newReceiverFor(t, func(string) bool { return true })
+	rcv := &receiver{indexnowtest.Start(t)} // every site's host
 	dir := t.TempDir()
 	sites := []string{"one", "two", "three"}
 	var cfg strings.Builder
@@ -41,7 +36,7 @@ func TestKillsLoseNothing(t *testing.T) {
 		fmt.Fprintf(&cfg, "  - name: %s\n    root: %s\n    base_url: https://%s.test/\n"+
 			"    watch: {settle: 20ms, max_delay: 200ms, rescan: 0s}\n"+
 			"    notify: {schedule: \"@every 1s\", endpoints: [{name: r, kind: indexnow, url: %q, key: 0123456789abcdef, delay: 1s}]}\n",
-			s, s, s, rcv.srv.URL)
+			s, s, s, rcv.URL)
 	}
 	path := filepath.Join(dir, "sitemapd.yaml")
 	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
@@ -63,7 +58,7 @@ func TestKillsLoseNothing(t *testing.T) {
 		}
 		c.cmd.Process.Signal(syscall.SIGKILL)
 		c.cmd.Wait()
-		kills = append(kills, rcv.requests())
+		kills = append(kills, rcv.Mark())
 	}
 	// The last run: everything owed is sent.
 	c := startChild(t, path)
@@ -81,17 +76,9 @@ func TestKillsLoseNothing(t *testing.T) {
 
 // missing returns the URLs of want never received.
 func (r *receiver) missing(want []string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	got := map[string]bool{}
-	for _, q := range r.reqs {
-		for _, u := range q.urls {
-			got[u] = true
-		}
-	}
 	var out []string
 	for _, u := range want {
-		if !got[u] {
+		if !r.Got(u) {
 			out = append(out, u)
 		}
 	}
@@ -102,21 +89,20 @@ func (r *receiver) missing(want []string) []string {
 // came in the last request of its site before some kill (kills holds the
 // number of requests answered before each).
 func (r *receiver) duplicates(t *testing.T, kills []int) (dups, total int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	reqs := r.Posts(0)
 	lastBefore := map[int]bool{} // requests that were their site's last before a kill
 	for _, k := range kills {
 		seen := map[string]bool{}
 		for i := k - 1; i >= 0; i-- {
-			if h := r.reqs[i].host; !seen[h] {
+			if h := reqs[i].Host; !seen[h] {
 				seen[h] = true
 				lastBefore[i] = true
 			}
 		}
 	}
 	first := map[string]int{}
-	for i, q := range r.reqs {
-		for _, u := range q.urls {
+	for i, q := range reqs {
+		for _, u := range q.URLs {
 			total++
 			f, again := first[u]
 			if !again {

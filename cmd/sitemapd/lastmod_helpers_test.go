@@ -3,17 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/indexnowtest"
 )
 
 // Helpers of the whole-process lastmod tests (lastmod_test.go): an
@@ -23,73 +22,27 @@ import (
 // notifyConfig sends to rcv on a one-second schedule; changes are
 // published after 200 ms of quiet (enough that a copy of a few hundred
 // small files is seen whole), at the latest 30 s after the first.
-func notifyConfig(rcv *receiver) string {
+func notifyConfig(url string) string {
 	return fmt.Sprintf(`watch: {settle: 200ms, max_delay: 30s, rescan: 0s}
 notify:
   endpoints:
     - {name: receiver, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: "@every 1s"}
-`, rcv.srv.URL)
+`, url)
 }
 
-// receiver is an IndexNow endpoint on 127.0.0.1 that keeps every URL it is
-// sent, in order, and each request with the host it was for.
-type receiver struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	got  []string
-	reqs []receivedRequest
-}
-
-type receivedRequest struct {
-	host string
-	urls []string
-}
+// receiver is the tests' IndexNow endpoint on 127.0.0.1 (indexnowtest).
+type receiver struct{ *indexnowtest.Receiver }
 
 // newReceiver takes requests for static.test only.
 func newReceiver(t *testing.T) *receiver {
-	return newReceiverFor(t, func(host string) bool { return host == "static.test" })
-}
-
-// newReceiverFor takes requests for the hosts accept accepts.
-func newReceiverFor(t *testing.T, accept func(host string) bool) *receiver {
-	r := &receiver{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var body struct {
-			Host    string   `json:"host"`
-			URLList []string `json:"urlList"`
-		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || !accept(body.Host) {
-			http.Error(w, fmt.Sprintf("bad body: %v, host %q", err, body.Host), http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		r.got = append(r.got, body.URLList...)
-		r.reqs = append(r.reqs, receivedRequest{body.Host, body.URLList})
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *receiver) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.got)
-}
-
-// since returns the URLs received after the first mark.
-func (r *receiver) since(mark int) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.got[mark:])
+	return &receiver{indexnowtest.Start(t, indexnowtest.Hosts("static.test"))}
 }
 
 // waitFor waits until every URL of want was received after mark.
 func (r *receiver) waitFor(t *testing.T, mark int, want ...string) {
 	t.Helper()
 	poll(t, fmt.Sprintf("IndexNow to receive %q", want), func() (bool, string) {
-		got := r.since(mark)
+		got := r.URLs(mark)
 		for _, u := range want {
 			if !slices.Contains(got, u) {
 				return false, fmt.Sprintf("it received %q", got)
@@ -106,7 +59,7 @@ func (r *receiver) waitFor(t *testing.T, mark int, want ...string) {
 // what was sent since it was written.
 func canary(t *testing.T, c *child, rcv *receiver, root, name string) []string {
 	t.Helper()
-	n, mark := c.count("published"), rcv.count()
+	n, mark := c.count("published"), rcv.Mark()
 	url := base + "/zz-canary/" + name + ".html"
 	if err := os.WriteFile(filepath.Join(root, "zz-canary", name+".html"), []byte("<title>"+name+"</title>"), 0o644); err != nil {
 		t.Fatal(err)
@@ -117,7 +70,7 @@ func canary(t *testing.T, c *child, rcv *receiver, root, name string) []string {
 		return ok, "it does not"
 	})
 	c.waitQuiet(t, n)
-	return rcv.since(mark)
+	return rcv.URLs(mark)
 }
 
 // logEntry is one line of the daemon's JSON log.

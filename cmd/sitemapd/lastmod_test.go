@@ -30,7 +30,7 @@ const base = "https://static.test"
 // (and the index, which dates each sitemap) changes, by that page's lastmod.
 func TestIdenticalRedeploySendsNothing(t *testing.T) {
 	rcv := newReceiver(t)
-	cfg, root := writeConfig(t, notifyConfig(rcv))
+	cfg, root := writeConfig(t, notifyConfig(rcv.URL))
 	// writeConfig's two placeholder pages are not part of this site.
 	os.Remove(filepath.Join(root, "index.html"))
 	os.RemoveAll(filepath.Join(root, "blog"))
@@ -108,7 +108,7 @@ func TestIdenticalRedeploySendsNothing(t *testing.T) {
 	for i, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
 			was := stats(t, root, site)
-			n, mark := c.count("published"), rcv.count()
+			n, mark := c.count("published"), rcv.Mark()
 			step.deploy(t)
 			for rel, st := range stats(t, root, site) {
 				if st.mtime.Equal(was[rel].mtime) || (st.ino != was[rel].ino) != step.newInode || st.size != was[rel].size {
@@ -120,7 +120,7 @@ func TestIdenticalRedeploySendsNothing(t *testing.T) {
 
 			url := base + fmt.Sprintf("/zz-canary/canary-%d.html", i+1)
 			canary(t, c, rcv, root, fmt.Sprintf("canary-%d", i+1))
-			if sent := rcv.since(mark); !slices.Equal(sortedSet(sent), []string{url}) {
+			if sent := rcv.URLs(mark); !slices.Equal(sortedSet(sent), []string{url}) {
 				t.Errorf("after %s of the identical tree, IndexNow was sent %d URLs %.300q; want only the canary %s", step.name, len(sent), sent, url)
 			}
 			after := outputs(t, root)
@@ -135,7 +135,7 @@ func TestIdenticalRedeploySendsNothing(t *testing.T) {
 	// sitemap and the index change.
 	const edited = "docs/guide/install.html"
 	editedURL := base + "/" + edited
-	n, mark := c.count("published"), rcv.count()
+	n, mark := c.count("published"), rcv.Mark()
 	oldDocs := readURLSet(t, filepath.Join(root, "docs", "sitemap.xml"))
 	var data []byte
 	for _, f := range site {
@@ -160,7 +160,7 @@ func TestIdenticalRedeploySendsNothing(t *testing.T) {
 		return lm == newLastmod, "it shows " + lm
 	})
 	c.waitQuiet(t, n)
-	if sent := rcv.since(mark); !slices.Equal(sortedSet(sent), []string{editedURL}) {
+	if sent := rcv.URLs(mark); !slices.Equal(sortedSet(sent), []string{editedURL}) {
 		t.Errorf("after editing %s, IndexNow was sent %q; want only %s", edited, sent, editedURL)
 	}
 	after := outputs(t, root)
@@ -177,7 +177,7 @@ func TestIdenticalRedeploySendsNothing(t *testing.T) {
 	if code, out, stderr := runCLI("ping", "-config", cfg); code != ExitOK || out != "receiver: sent 0, owed 0\n" {
 		t.Errorf("sitemapd ping after the daemon stopped: exit %d, %q %s", code, out, stderr)
 	}
-	if sent := rcv.since(mark); !slices.Equal(sortedSet(sent), []string{editedURL}) {
+	if sent := rcv.URLs(mark); !slices.Equal(sortedSet(sent), []string{editedURL}) {
 		t.Errorf("in the end IndexNow was sent %q since the edit; want only %s", sent, editedURL)
 	}
 }
@@ -189,7 +189,7 @@ func TestIdenticalRedeploySendsNothing(t *testing.T) {
 // edited through its old name.
 func TestHardLinkEditRepublishesEveryName(t *testing.T) {
 	rcv := newReceiver(t)
-	cfg, root := writeConfig(t, notifyConfig(rcv))
+	cfg, root := writeConfig(t, notifyConfig(rcv.URL))
 	first := filepath.Join(root, "en", "howto.html")
 	second := filepath.Join(root, "archive", "howto-2024.html")
 	was := time.Date(2024, 2, 3, 4, 5, 6, 700_000_000, time.UTC)
@@ -251,18 +251,18 @@ func TestHardLinkEditRepublishesEveryName(t *testing.T) {
 	}
 
 	t.Run("links made before the start", func(t *testing.T) {
-		n, mark := c.count("published"), rcv.count()
+		n, mark := c.count("published"), rcv.Mark()
 		lastmod := editInPlace(t, first, "<!DOCTYPE html><title>How to</title><h1>How to, revised</h1>")
 		names := []string{base + "/en/howto.html", base + "/archive/howto-2024.html"}
 		expectAll(t, "edited through en/howto.html", mark, lastmod, names...)
 		c.waitQuiet(t, n)
-		if sent := sortedSet(rcv.since(mark)); !slices.Equal(sent, sortedSet(names)) {
+		if sent := sortedSet(rcv.URLs(mark)); !slices.Equal(sent, sortedSet(names)) {
 			t.Errorf("IndexNow was sent %q; want %q", sent, sortedSet(names))
 		}
 	})
 
 	t.Run("links made by cp -al while running", func(t *testing.T) {
-		mark := rcv.count()
+		mark := rcv.Mark()
 		command(t, "cp", "-al", filepath.Join(root, "en"), filepath.Join(root, "en-mirror"))
 		mirrored := base + "/en-mirror/howto.html"
 		st, err := os.Stat(first)
@@ -272,7 +272,7 @@ func TestHardLinkEditRepublishesEveryName(t *testing.T) {
 		// The new name is listed (and sent, as an added page) with the
 		// file's time, as the engine now knows it.
 		expectAll(t, "after cp -al", mark, w3c(st.ModTime()), mirrored)
-		n, mark := c.count("published"), rcv.count()
+		n, mark := c.count("published"), rcv.Mark()
 		// A new lastmod must differ from the current one at second
 		// precision: wait for the clock's next second if need be.
 		for time.Now().Truncate(time.Second).Equal(st.ModTime().Truncate(time.Second)) {
@@ -282,7 +282,7 @@ func TestHardLinkEditRepublishesEveryName(t *testing.T) {
 		names := []string{base + "/en/howto.html", base + "/archive/howto-2024.html", mirrored}
 		expectAll(t, "edited through the old name en/howto.html", mark, lastmod, names...)
 		c.waitQuiet(t, n)
-		if sent := sortedSet(rcv.since(mark)); !slices.Equal(sent, sortedSet(names)) {
+		if sent := sortedSet(rcv.URLs(mark)); !slices.Equal(sent, sortedSet(names)) {
 			t.Errorf("IndexNow was sent %q; want %q", sent, sortedSet(names))
 		}
 		// cp -al linked en/sitemap.xml as en-mirror/sitemap.xml: writing

@@ -19,7 +19,7 @@ import (
 func TestLedgerFirst(t *testing.T) {
 	rcv := newReceiver(t)
 	addr := freeAddr(t)
-	cfg, root := writeConfig(t, notifyConfig(rcv)+"listen: "+addr+"\n")
+	cfg, root := writeConfig(t, notifyConfig(rcv.URL)+"listen: "+addr+"\n")
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
 	ledger := filepath.Join(filepath.Dir(cfg), "state", "notify.json")
@@ -34,7 +34,7 @@ func TestLedgerFirst(t *testing.T) {
 	if err := os.Mkdir(ledger, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	mark := rcv.count()
+	mark := rcv.Mark()
 	page := filepath.Join(root, "blog", "new.html")
 	if err := os.WriteFile(page, []byte("<title>new</title>"), 0o644); err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestLedgerFirst(t *testing.T) {
 // else.
 func TestLostLedger(t *testing.T) {
 	rcv := newReceiver(t)
-	cfg, root := writeConfig(t, notifyConfig(rcv))
+	cfg, root := writeConfig(t, notifyConfig(rcv.URL))
 	os.WriteFile(filepath.Join(root, "blog", "b.html"), []byte("<title>b</title>"), 0o644)
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
@@ -89,12 +89,12 @@ func TestLostLedger(t *testing.T) {
 	writeFileAt(t, filepath.Join(root, "blog", "new.html"), []byte("<title>new</title>"), time.Now())
 	writeFileAt(t, filepath.Join(root, "blog", "a.html"), []byte("<title>changed</title>"), time.Now().Add(time.Minute))
 	os.Remove(filepath.Join(root, "blog", "b.html"))
-	mark := rcv.count()
+	mark := rcv.Mark()
 	c = startChild(t, cfg)
 	c.expect(t, "READY=1")
 	want := []string{base + "/blog/a.html", base + "/blog/b.html", base + "/blog/new.html"}
 	rcv.waitFor(t, mark, want...)
-	got := rcv.since(mark)
+	got := rcv.URLs(mark)
 	slices.Sort(got)
 	if !slices.Equal(slices.Compact(got), want) {
 		t.Errorf("sent %v, want only %v", got, want)

@@ -42,7 +42,7 @@ func newMistakeSite(t *testing.T) *mistakeSite {
 	m.addr = ln.Addr().String()
 	ln.Close()
 	body := fmt.Sprintf("root: www\noutput_dir: sitemaps\nbase_url: https://static.test/\nstate_dir: state\nlog: {format: json}\nlisten: %s\n%s",
-		m.addr, notifyConfig(m.rcv))
+		m.addr, notifyConfig(m.rcv.URL))
 	if err := os.WriteFile(m.cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func (m *mistakeSite) refused(t *testing.T, what string, before map[string]strin
 	if after := m.sitemaps(t); !maps.Equal(after, before) {
 		t.Errorf("%s: the sitemaps changed though the guard refused", what)
 	}
-	if got := m.rcv.since(mark); len(got) != 0 {
+	if got := m.rcv.URLs(mark); len(got) != 0 {
 		t.Errorf("%s: %d URLs sent, want none: %.3q", what, len(got), got)
 	}
 }
@@ -112,7 +112,7 @@ func TestMistakesKeepTheSite(t *testing.T) {
 	}
 	pages, _ := filepath.Glob(filepath.Join(m.root, "*.html"))
 	slices.Sort(pages)
-	mark := m.rcv.count()
+	mark := m.rcv.Mark()
 
 	// A deploy that deletes 90% of the pages, with the daemon running.
 	aside := filepath.Join(m.dir, "aside")
@@ -164,7 +164,7 @@ func TestMistakesKeepTheSite(t *testing.T) {
 		t.Error("the sitemaps changed, the site being as it was")
 	}
 	m.c.stop(t)
-	if got := m.rcv.since(mark); len(got) != 0 {
+	if got := m.rcv.URLs(mark); len(got) != 0 {
 		t.Errorf("%d URLs sent over the mistakes, want none", len(got))
 	}
 
@@ -179,7 +179,7 @@ func TestMistakesKeepTheSite(t *testing.T) {
 		}
 		removed = append(removed, u)
 	}
-	mark = m.rcv.count()
+	mark = m.rcv.Mark()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SITEMAPD_CLI_ARGS=build\n-config\n"+m.cfg+"\n-force")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -198,7 +198,7 @@ func TestMistakesKeepTheSite(t *testing.T) {
 	}
 	m.rcv.waitFor(t, mark, removed...)
 	m.c.stop(t)
-	if got := m.rcv.since(mark); len(got) != len(removed) {
+	if got := m.rcv.URLs(mark); len(got) != len(removed) {
 		t.Errorf("after the forced shrink %d URLs sent, want the %d removed", len(got), len(removed))
 	}
 }

@@ -63,7 +63,7 @@ func TestOutputDirReplaced(t *testing.T) {
 // says why.
 func TestStateDirReplaced(t *testing.T) {
 	rcv := newReceiver(t)
-	cfg, root := writeConfig(t, notifyConfig(rcv))
+	cfg, root := writeConfig(t, notifyConfig(rcv.URL))
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
 	state := filepath.Join(filepath.Dir(cfg), "state")

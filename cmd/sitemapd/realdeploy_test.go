@@ -84,7 +84,7 @@ func (d *realDeploy) sync(t *testing.T, name string, mark int) []string {
 	d.rcv.waitFor(t, mark, url)
 	d.c.waitQuiet(t, n)
 	var sent []string
-	for _, u := range sortedSet(d.rcv.since(mark)) {
+	for _, u := range sortedSet(d.rcv.URLs(mark)) {
 		if !strings.Contains(u, "/zz-canary/") {
 			sent = append(sent, u)
 		}
@@ -141,7 +141,7 @@ func TestDeployPatternsOnRealDocs(t *testing.T) {
 	d.swap(t, 1)
 	d.cfg = filepath.Join(d.dir, "sitemapd.yaml")
 	body := "root: current\noutput_dir: sitemaps\nbase_url: https://static.test/\nstate_dir: state\nlog: {format: json}\n" +
-		strings.Replace(notifyConfig(d.rcv), "watch: {settle: 200ms, max_delay: 30s, rescan: 0s}", "watch: {settle: 20ms, max_delay: 50ms, rescan: 0s}", 1)
+		strings.Replace(notifyConfig(d.rcv.URL), "watch: {settle: 200ms, max_delay: 30s, rescan: 0s}", "watch: {settle: 20ms, max_delay: 50ms, rescan: 0s}", 1)
 	os.Mkdir(filepath.Join(d.dir, "sitemaps"), 0o755)
 	os.WriteFile(d.cfg, []byte(body), 0o644)
 	d.c = startChild(t, d.cfg)
@@ -160,7 +160,7 @@ func TestDeployPatternsOnRealDocs(t *testing.T) {
 	}
 
 	// cp -r over the live tree, a group of files at a time.
-	mark, before := d.rcv.count(), d.c.count("published")
+	mark, before := d.rcv.Mark(), d.c.count("published")
 	pages, _ := filepath.Glob(filepath.Join(realDocs, "*"))
 	for i := 0; i < len(pages); i += 100 {
 		command(t, "cp", append(append([]string{"-r"}, pages[i:min(i+100, len(pages))]...), d.root()+"/")...)
@@ -168,25 +168,25 @@ func TestDeployPatternsOnRealDocs(t *testing.T) {
 	t.Logf("cp -r: %d publishes while it copied", d.c.count("published")-before)
 	check("cp -r of the same bytes", d.sync(t, "canary-1", mark))
 
-	mark = d.rcv.count()
+	mark = d.rcv.Mark()
 	command(t, "rsync", "-r", realDocs+"/", d.root()+"/")
 	check("rsync of the same bytes", d.sync(t, "canary-2", mark))
 
 	const edited = "sql-select.html"
 	d.newRelease(t, 1, 2, func(name string, b []byte) []byte { return pgContent(edited)(name, pgTemplate(name, b)) })
-	mark = d.rcv.count()
+	mark = d.rcv.Mark()
 	command(t, "rsync", "-r", "--inplace", d.release(2)+"/", d.root()+"/")
 	check("rsync --inplace of a new template and one page's sentence", d.sync(t, "canary-3", mark), edited)
 
 	// Swaps, from a copy of what is live now (release 1, rsync'ed).
 	d.newRelease(t, 1, 3, nil)
-	mark = d.rcv.count()
+	mark = d.rcv.Mark()
 	d.swap(t, 3)
 	check("a swap to the same bytes", d.sync(t, "canary-4", mark))
 
 	const changed, removed = "sql-update.html", "sql-delete.html"
 	d.newRelease(t, 3, 4, pgContent(changed))
-	mark = d.rcv.count()
+	mark = d.rcv.Mark()
 	d.swap(t, 4)
 	check("a swap with one page changed", d.sync(t, "canary-5", mark), changed)
 
@@ -196,7 +196,7 @@ func TestDeployPatternsOnRealDocs(t *testing.T) {
 		}
 		return b
 	})
-	mark = d.rcv.count()
+	mark = d.rcv.Mark()
 	d.swap(t, 5)
 	check("a swap with one page removed", d.sync(t, "canary-6", mark), removed)
 
@@ -205,7 +205,7 @@ func TestDeployPatternsOnRealDocs(t *testing.T) {
 	const later = "sql-insert.html"
 	d.newRelease(t, 5, 6, pgContent(later))
 	d.swap(t, 6)
-	mark = d.rcv.count()
+	mark = d.rcv.Mark()
 	d.c = startChild(t, d.cfg)
 	d.c.expect(t, "READY=1")
 	check("a swap while stopped, one page changed", d.sync(t, "canary-7", mark), later)

@@ -16,10 +16,10 @@ import (
 func TestStatusCommand(t *testing.T) {
 	rcv := newReceiver(t)
 	addr := freeAddr(t)
-	cfg, root := writeConfig(t, notifyConfig(rcv)+"listen: "+addr+"\n")
+	cfg, root := writeConfig(t, notifyConfig(rcv.URL)+"listen: "+addr+"\n")
 	c := startChild(t, cfg)
 	c.expect(t, "READY=1")
-	mark := rcv.count()
+	mark := rcv.Mark()
 	if err := os.WriteFile(filepath.Join(root, "blog", "new.html"), []byte("<title>new</title>"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestTemplateDeploySendsNothing(t *testing.T) {
 		t.Skip("rsync is not installed (Debian: rsync)")
 	}
 	rcv := newReceiver(t)
-	cfg, root := writeConfig(t, notifyConfig(rcv))
+	cfg, root := writeConfig(t, notifyConfig(rcv.URL))
 	os.Remove(filepath.Join(root, "index.html"))
 	os.RemoveAll(filepath.Join(root, "blog"))
 	site := realisticSite()
@@ -41,10 +41,10 @@ func TestTemplateDeploySendsNothing(t *testing.T) {
 		for _, f := range site {
 			writeFileAt(t, filepath.Join(src, f.rel), edit(f.rel, f.data), f.mtime)
 		}
-		mark := rcv.count()
+		mark := rcv.Mark()
 		command(t, "rsync", "-r", src+"/", root+"/") // new mtimes: every page rewritten
 		canary(t, c, rcv, root, name)
-		return sortedSet(rcv.since(mark))
+		return sortedSet(rcv.URLs(mark))
 	}
 
 	template := func(_ string, b []byte) []byte {

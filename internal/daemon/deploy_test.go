@@ -4,67 +4,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// receiver is an IndexNow endpoint on 127.0.0.1 that counts the URLs it
-// is sent.
-type receiver struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	sent map[string]int
-}
-
-func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{sent: map[string]int{}}
-	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			URLList []string `json:"urlList"`
-		}
-		json.NewDecoder(r.Body).Decode(&body)
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		for _, u := range body.URLList {
-			rc.sent[u]++
-		}
-	}))
-	t.Cleanup(rc.srv.Close)
-	return rc
-}
-
-// notify is the configuration's notify key, sending to the receiver every
-// second.
-func (rc *receiver) notify() string {
-	return fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: \"@every 1s\"}]}\n", rc.srv.URL)
-}
-
-// pages are the URLs sent but the harness's sync pages, with how often.
-func (rc *receiver) pages() map[string]int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	out := map[string]int{}
-	for u, n := range rc.sent {
-		if !strings.Contains(u, "/zz-sync-") {
-			out[u] = n
-		}
-	}
-	return out
-}
-
-func (rc *receiver) reset() {
-	rc.mu.Lock()
-	clear(rc.sent)
-	rc.mu.Unlock()
-}
 
 // settleNotifier waits until nothing is owed (state_dir/notify.json) and
 // two more turns of the schedule, so that whatever was to be sent was.
@@ -185,7 +132,7 @@ func TestReleaseSwapOwesWhatChanged(t *testing.T) {
 				if restart {
 					h.stop()
 				}
-				rc.reset()
+				mark := rc.Mark()
 				os.Symlink("releases/2", current+".tmp")
 				if out, err := exec.Command("mv", "-T", current+".tmp", current).CombinedOutput(); err != nil {
 					t.Fatalf("mv -T: %v: %s", err, out)
@@ -208,7 +155,7 @@ func TestReleaseSwapOwesWhatChanged(t *testing.T) {
 				}
 				h.sync()
 				h.settleNotifier()
-				got := rc.pages()
+				got := rc.pages(mark)
 				for _, u := range tc.want {
 					if got[u] != 1 {
 						t.Errorf("%s sent %d times, want once", u, got[u])
@@ -279,7 +226,7 @@ func TestPageBeingWrittenIsNoVersion(t *testing.T) {
 			sitemap := h.path("a/sitemap.xml")
 			before := urlLastmods(t, sitemap)
 			time.Sleep(1100 * time.Millisecond) // a lastmod moved would show
-			rc.reset()
+			mark := rc.Mark()
 
 			p := h.path("a/p2.html")
 			final, err := os.ReadFile(p)
@@ -312,7 +259,7 @@ func TestPageBeingWrittenIsNoVersion(t *testing.T) {
 					t.Errorf("lastmod of %s: %s, before %s", loc, after[loc], lm)
 				}
 			}
-			got := rc.pages()
+			got := rc.pages(mark)
 			want := map[string]int{}
 			if !same {
 				want[url] = 1

@@ -5,7 +5,6 @@ package daemon
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"html"
 	"maps"
@@ -18,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -108,72 +106,4 @@ func firstDiff(a, b map[string]string) string {
 		}
 	}
 	return ""
-}
-
-// fleetReceiver is an IndexNow endpoint on 127.0.0.1 that keeps every
-// request: which server sent it (the last element of the path each is
-// given) and its URLs.
-type fleetReceiver struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	posts []fleetPost
-}
-
-type fleetPost struct {
-	sender string
-	urls   []string
-}
-
-func newFleetReceiver(t *testing.T) *fleetReceiver {
-	rc := &fleetReceiver{}
-	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			URLList []string `json:"urlList"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		rc.mu.Lock()
-		rc.posts = append(rc.posts, fleetPost{path.Base(r.URL.Path), body.URLList})
-		rc.mu.Unlock()
-	}))
-	t.Cleanup(rc.srv.Close)
-	return rc
-}
-
-// mark is where the requests received from now on begin.
-func (rc *fleetReceiver) mark() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return len(rc.posts)
-}
-
-// pages are the URLs received since mark, with how often, but the
-// harness's sync pages.
-func (rc *fleetReceiver) pages(mark int) map[string]int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	out := map[string]int{}
-	for _, p := range rc.posts[mark:] {
-		for _, u := range p.urls {
-			if !strings.Contains(u, "/zz-sync-") {
-				out[u]++
-			}
-		}
-	}
-	return out
-}
-
-// senders are the servers that sent something since mark.
-func (rc *fleetReceiver) senders(mark int) []string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	var out []string
-	for _, p := range rc.posts[mark:] {
-		if !slices.Contains(out, p.sender) {
-			out = append(out, p.sender)
-		}
-	}
-	return out
 }

@@ -53,7 +53,7 @@ type fleetModel struct {
 	t       *testing.T
 	r       *rand.Rand
 	servers []*harness
-	rcv     *fleetReceiver
+	rcv     *receiver
 	pages   map[string]page // the model: each page of the site by path
 	n       int             // names given
 	syncs   int             // sync pages written
@@ -85,7 +85,7 @@ func (p page) body() []byte {
 // startFleetModel starts the three servers one after another on copies
 // holding only index.html, on a key prefix of their own in the cluster.
 func startFleetModel(t *testing.T, cluster *etcdtest.Cluster, seed uint64) *fleetModel {
-	f := &fleetModel{t: t, r: rand.New(rand.NewPCG(seed, seed)), rcv: newFleetReceiver(t), notified: map[string]int{},
+	f := &fleetModel{t: t, r: rand.New(rand.NewPCG(seed, seed)), rcv: newReceiver(t), notified: map[string]int{},
 		pages: map[string]page{"index.html": {id: "index.html"}}}
 	for i := range 3 {
 		name := fmt.Sprintf("web%d", i+1)
@@ -93,7 +93,7 @@ func startFleetModel(t *testing.T, cluster *etcdtest.Cluster, seed uint64) *flee
 			fmt.Sprintf("fleet:\n  etcd: {endpoints: [%s]}\n  prefix: /sitemapd/model-%d/\n  name: %s\n",
 				strings.Join(cluster.Endpoints(), ", "), seed, name) +
 			fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, delay: 1s}]}\n",
-				f.rcv.srv.URL+"/"+name)
+				f.rcv.URL+"/"+name)
 		h := startNamed(t, name, body)
 		f.servers = append(f.servers, h)
 	}
@@ -127,7 +127,7 @@ type op struct {
 // (some one copy late), and checks the quiet moment that follows.
 func (f *fleetModel) round(round, k int) {
 	t := f.t
-	mark := f.rcv.mark()
+	mark := f.rcv.Mark()
 	touched := map[string]bool{}
 	var ops []op
 	for range k {
@@ -355,7 +355,7 @@ func (f *fleetModel) checkReceived(mark int, want []string, leader int) {
 	if twice > resent {
 		t.Errorf("IndexNow was sent %d URLs again, the fleet's metrics count %d resent: %v", twice, resent, f.rcv.pages(mark))
 	}
-	if senders := f.rcv.senders(mark); len(senders) > 1 || len(senders) == 1 && senders[0] != fmt.Sprintf("web%d", leader+1) {
+	if senders := f.rcv.Senders(mark); len(senders) > 1 || len(senders) == 1 && senders[0] != fmt.Sprintf("web%d", leader+1) {
 		t.Errorf("IndexNow was sent by %q; web%d leads", senders, leader+1)
 	}
 }

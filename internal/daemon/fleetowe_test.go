@@ -1,16 +1,11 @@
 package daemon
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,11 +36,7 @@ func TestFleetAdoptedTimesAreNotOwed(t *testing.T) {
 	c := etcdtest.Start(t, 1)
 	defer func(w time.Duration) { joinWait = w }(joinWait)
 	joinWait = time.Second
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusOK)
-	}))
-	defer rcv.Close()
+	rcv := newReceiver(t)
 	notify := func(every string) string {
 		return fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: \"@every %s\"}]}\n", rcv.URL, every)
 	}
@@ -95,36 +86,6 @@ func (h *harness) owedDocs() []string {
 	return slices.DeleteFunc(h.owedURLs(), func(u string) bool { return !strings.HasPrefix(u, "https://static.test/docs/") })
 }
 
-// urlReceiver is an IndexNow endpoint on 127.0.0.1 that keeps the URLs
-// it is sent.
-type urlReceiver struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	urls []string
-}
-
-func newURLReceiver(t *testing.T) *urlReceiver {
-	r := &urlReceiver{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var b struct {
-			URLList []string `json:"urlList"`
-		}
-		json.NewDecoder(req.Body).Decode(&b)
-		r.mu.Lock()
-		r.urls = append(r.urls, b.URLList...)
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *urlReceiver) got(u string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Contains(r.urls, u)
-}
-
 // TestFleetLateCopyNotOwed: the leader sent a page's change, and marked
 // it sent, before a follower's copy got the same bytes (a deploy that
 // reached it later). The follower publishes the change with the fleet's
@@ -134,9 +95,9 @@ func (r *urlReceiver) got(u string) bool {
 // owed.
 func TestFleetLateCopyNotOwed(t *testing.T) {
 	c := etcdtest.Start(t, 1)
-	rcv := newURLReceiver(t)
+	rcv := newReceiver(t)
 	notify := func(when string) string {
-		return fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, %s}]}\n", rcv.srv.URL, when)
+		return fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, %s}]}\n", rcv.URL, when)
 	}
 	a := fleetMember(t, t.TempDir(), c.Endpoints(), "/late.test/", "web-a", notify("delay: 0s"))
 	b := fleetMember(t, t.TempDir(), c.Endpoints(), "/late.test/", "web-b", notify(`schedule: "@every 1h"`))
@@ -164,7 +125,7 @@ func TestFleetLateCopyNotOwed(t *testing.T) {
 	write(a, "docs/own.html", "<title>own, as web-a has it</title>")
 	write(b, "docs/both.html", "<title>both, edited</title>")
 	for _, p := range []string{"docs/both.html", "docs/late.html", "docs/own.html"} {
-		a.waitFor("web-a to send "+p, func() bool { return rcv.got("https://static.test/" + p) })
+		a.waitFor("web-a to send "+p, func() bool { return rcv.Got("https://static.test/" + p) })
 	}
 	b.waitFor("web-b to forget what web-a sent", func() bool {
 		return b.lastmodOf("docs/both.html") == a.lastmodOf("docs/both.html") && len(b.owedDocs()) == 0

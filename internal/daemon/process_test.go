@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/indexnowtest"
 	"go.uber.org/zap"
 )
 
@@ -202,30 +202,13 @@ func TestSIGTERMDuringBurst(t *testing.T) {
 // added, and the daemon is killed with SIGKILL. Restarted with the endpoint
 // up, it delivers exactly the URLs it owed, each once.
 func TestNotifyAfterSIGKILL(t *testing.T) {
-	var mu sync.Mutex
-	up := false
-	sent := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			URLList []string `json:"urlList"`
-		}
-		json.NewDecoder(r.Body).Decode(&body)
-		mu.Lock()
-		defer mu.Unlock()
-		if !up {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		for _, u := range body.URLList {
-			sent[u]++
-		}
-	}))
-	defer srv.Close()
+	rcv := newReceiver(t)
+	rcv.SetAnswer(func(indexnowtest.Post) (int, time.Duration) { return http.StatusServiceUnavailable, 0 }) // down
 
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir, root: filepath.Join(dir, "root"), cfgPath: filepath.Join(dir, "sitemapd.yaml")}
 	h.write("index.html")
-	cfg := testConfig + fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: \"@every 1s\"}]}\n", srv.URL)
+	cfg := testConfig + fmt.Sprintf("notify: {attempts: 1, endpoints: [{name: in, kind: indexnow, url: %q, key: 0123456789abcdef, schedule: \"@every 1s\"}]}\n", rcv.URL)
 	os.WriteFile(h.cfgPath, []byte(cfg), 0o644)
 	statePath := filepath.Join(dir, "state", "notify.json")
 	owed := func() []string {
@@ -270,16 +253,13 @@ func TestNotifyAfterSIGKILL(t *testing.T) {
 		t.Errorf("owed %v: the first build of a never-notified site owes no pages", want)
 	}
 
-	mu.Lock()
-	up = true
-	mu.Unlock()
+	rcv.SetAnswer(nil) // up
 	second := startChild()
 	h.waitFor("everything owed delivered", func() bool { return fileExists(statePath) && len(owed()) == 0 })
 	time.Sleep(2500 * time.Millisecond) // two more turns of the schedule: nothing is sent twice
 	second.Process.Signal(syscall.SIGTERM)
 	second.Wait()
-	mu.Lock()
-	defer mu.Unlock()
+	sent := rcv.Counts(0)
 	for _, u := range want {
 		if sent[u] != 1 {
 			t.Errorf("%s delivered %d times, want once", u, sent[u])

@@ -1,17 +1,13 @@
 package daemon
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/zap"
@@ -37,19 +33,7 @@ const (
 // the submission with its HTTP status; neither shows the test's
 // directories, the key or the secret in the endpoint's URL.
 func TestStatusPage(t *testing.T) {
-	var mu sync.Mutex
-	var got []string
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			URLList []string `json:"urlList"`
-		}
-		json.NewDecoder(r.Body).Decode(&body)
-		mu.Lock()
-		got = append(got, body.URLList...)
-		mu.Unlock()
-	}))
-	defer rcv.Close()
-	received := func(u string) bool { mu.Lock(); defer mu.Unlock(); return slices.Contains(got, u) }
+	rcv := newReceiver(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +65,7 @@ func TestStatusPage(t *testing.T) {
 	writeHead("docs/moved.html", `<meta http-equiv="refresh" content="0; url=/docs/">`)
 	writeHead("docs/copy.html", `<link rel="canonical" href="https://static.test/docs/">`)
 	h.sync()
-	h.waitFor("blog/a.html submitted", func() bool { return received("https://static.test/blog/a.html") })
+	h.waitFor("blog/a.html submitted", func() bool { return rcv.Got("https://static.test/blog/a.html") })
 
 	get := func(target string) (int, http.Header, string) {
 		t.Helper()

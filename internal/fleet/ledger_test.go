@@ -2,10 +2,7 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -15,44 +12,14 @@ import (
 
 	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/fleet/etcdtest"
+	"github.com/sitemapd/sitemapd/internal/indexnowtest"
 	"github.com/sitemapd/sitemapd/internal/ping"
 )
 
-// receiver is an IndexNow endpoint on loopback that accepts everything
-// and counts each URL it was sent.
-type receiver struct {
-	mu  sync.Mutex
-	got map[string]int
-	srv *httptest.Server
-}
-
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{got: map[string]int{}}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var body struct {
-			URLList []string `json:"urlList"`
-		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		for _, u := range body.URLList {
-			r.got[u]++
-		}
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-// counts returns how many URLs arrived, and how many of them more than
-// once (the repeats).
-func (r *receiver) counts() (urls, repeats int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, n := range r.got {
+// counts returns how many URLs the receiver accepted, and how many of
+// them more than once (the repeats).
+func counts(r *indexnowtest.Receiver) (urls, repeats int) {
+	for _, n := range r.Counts(0) {
 		urls++
 		repeats += n - 1
 	}
@@ -124,9 +91,9 @@ func TestLedgerFollowerForgets(t *testing.T) {
 	c := etcdtest.Start(t, 3)
 	const prefix = "/ledger/"
 	a, b := server(t, c, prefix), server(t, c, prefix)
-	recv := newReceiver(t)
+	recv := indexnowtest.Start(t)
 	la, lb := a.Ledger("web-a"), b.Ledger("web-b")
-	na, nb := notifier(t, recv.srv.URL, la), notifier(t, recv.srv.URL, lb)
+	na, nb := notifier(t, recv.URL, la), notifier(t, recv.URL, lb)
 	watch(t, la, na)
 	watch(t, lb, nb)
 	if err := na.Note(pageURLs(0, 250), nil, false, false); err != nil {
@@ -167,10 +134,10 @@ func TestLedgerHandover(t *testing.T) {
 	c := etcdtest.Start(t, 3)
 	const prefix = "/handover/"
 	a, b := server(t, c, prefix), server(t, c, prefix)
-	recv := newReceiver(t)
+	recv := indexnowtest.Start(t)
 	la, lb := a.Ledger("web-a"), b.Ledger("web-b")
 	sa := &switchable{l: la}
-	na, nb := notifier(t, recv.srv.URL, sa), notifier(t, recv.srv.URL, lb)
+	na, nb := notifier(t, recv.URL, sa), notifier(t, recv.URL, lb)
 	watch(t, lb, nb)
 	if err := nb.Note(pageURLs(0, 400), nil, false, false); err != nil {
 		t.Fatal(err)
@@ -205,7 +172,7 @@ func TestLedgerHandover(t *testing.T) {
 	if r := nb.Flush(ctx)[0]; r.Err != nil || r.Sent != 100 {
 		t.Fatalf("new leader's flush: %+v, want the 100 not marked", r)
 	}
-	urls, repeats := recv.counts()
+	urls, repeats := counts(recv)
 	if urls != 400 || repeats != 60 {
 		t.Errorf("receiver got %d URLs, %d repeats; want all 400, the 60 in flight repeated", urls, repeats)
 	}
