@@ -16,7 +16,8 @@ package fleet
 // again if this server led one day. So each server keeps the marks of
 // the last hour written by others (URL hash -> the mark's revision), and
 // the revision at which each version recent enough to matter was
-// recorded. A page published with a version the fleet recorded (not a
+// recorded (by the watch, or read with the records at a load: those
+// recorded since the oldest mark). A page published with a version the fleet recorded (not a
 // new one of this server's) whose URL another server marked sent after
 // that version was recorded was sent, that version or a later one's
 // change: it is not owed here (TakeSent). A version this server records
@@ -75,10 +76,26 @@ func (a *Agreement) recorded(k vkey, rev int64) {
 
 func (a *Agreement) seenRev(rev int64) { a.lastRev = max(a.lastRev, rev) }
 
-// loadedAt notes that the mirror was loaded at rev: the revision of each
-// version it holds is at most rev. a.mu is held.
-func (a *Agreement) loadedAt(rev int64) {
-	a.floor = max(a.floor, rev)
+// revAt is a version and the revision it was recorded at.
+type revAt struct {
+	k   vkey
+	rev int64
+}
+
+// loadedAt notes that the mirror was loaded at rev, the oldest mark then
+// known being at oldest (0: none), and recent the versions it holds
+// recorded at or after that mark, with their revisions. Each other
+// version it holds was recorded before every mark this server may meet:
+// at most oldest-1, or, with no mark, rev. a.mu is held.
+func (a *Agreement) loadedAt(rev, oldest int64, recent []revAt) {
+	for _, r := range recent {
+		a.fresh[r.k] = r.rev
+	}
+	if oldest > 0 {
+		a.floor = oldest - 1
+	} else {
+		a.floor = max(a.floor, rev)
+	}
 	a.seenRev(rev)
 }
 

@@ -1,9 +1,11 @@
 package fleet
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/fleet/etcdtest"
 	"go.uber.org/zap"
 )
 
@@ -16,7 +18,7 @@ import (
 func TestTakeOwed(t *testing.T) {
 	a := newAgreement(nil, "/p/", zap.NewNop())
 	a.SetPageURL(func(rel string) string { return "https://static.test/" + rel })
-	a.loadedAt(100) // the mirror was read at revision 100
+	a.loadedAt(100, 0, nil) // the mirror was read at revision 100, no mark then
 	old, recent, own := versionOf("old.html", 1), versionOf("recent.html", 1), versionOf("own.html", 1)
 	a.mu.Lock()
 	a.mirror[old], a.mirror[recent] = 10, 20
@@ -58,5 +60,53 @@ func TestTakeOwed(t *testing.T) {
 	a.Agree("recent.html", 1, 0, 5)
 	if _, got := a.TakeOwed(); !got["in"]["https://static.test/recent.html"] {
 		t.Errorf("a mark after the sweep: sent %v, want recent.html to in", got)
+	}
+}
+
+// TestLateCopyAfterLoad: a server that reads the records after the
+// leader marked a change sent, then receives its late copy, does not owe
+// it: the version was recorded before the mark. A version recorded
+// after the mark (a later change of another page the mark named) stays
+// owed. Before, a server that loaded after a mark could not tell, and
+// owed both (real etcd).
+func TestLateCopyAfterLoad(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	const prefix = "/late/"
+	url := func(rel string) string { return "https://static.test/" + rel }
+	a := server(t, c, prefix)
+	a.Agree("before.html", 1, 0, 100)
+	a.Agree("after.html", 1, 0, 100)
+	eventually(t, "a's versions recorded", func() bool { return a.Pending() == 0 })
+	ctx := context.Background()
+	if err := a.Ledger("web-a").Sent(ctx, "in", []string{url("before.html"), url("after.html")}); err != nil {
+		t.Fatal(err)
+	}
+	a.Agree("after.html", 2, 1, 200) // a change after the mark
+	eventually(t, "a's new version recorded", func() bool { return a.Pending() == 0 })
+
+	b := server(t, c, prefix) // loads the records after the mark
+	b.SetPageURL(url)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		b.Ledger("web-b").Watch(wctx, func(string, func(string) bool) int { return 0 })
+		close(done)
+	}()
+	defer func() { cancel(); <-done }()
+	eventually(t, "b reads the mark", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return len(b.marks) == 2 })
+
+	// b's copies change late: other bytes than it knew, the fleet's versions.
+	if got := b.Agree("before.html", 1, 9, 50); got != 100 {
+		t.Fatalf("before.html: time %d, want the fleet's 100", got)
+	}
+	if got := b.Agree("after.html", 2, 9, 50); got != 200 {
+		t.Fatalf("after.html: time %d, want the fleet's 200", got)
+	}
+	_, sent := b.TakeOwed()
+	if !sent["in"][url("before.html")] {
+		t.Errorf("the late copy of a change marked sent before b loaded is owed again: sent %v", sent)
+	}
+	if sent["in"][url("after.html")] {
+		t.Errorf("a change recorded after the mark counts as sent: %v", sent)
 	}
 }

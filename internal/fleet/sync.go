@@ -132,28 +132,29 @@ func (a *Agreement) session(ctx context.Context) (loaded bool, err error) {
 }
 
 // load reads every record into the mirror (replacing it) in pages, at
-// one revision, and returns that revision.
+// one revision, and returns that revision. The records created since the
+// oldest mark known (in etcd or here) keep their revisions: a late copy
+// of a version is then judged against the marks exactly (late.go).
 func (a *Agreement) load(ctx context.Context) (int64, error) {
+	rev, oldest, err := a.oldestMark(ctx)
+	if err != nil {
+		return 0, err
+	}
 	mirror := map[vkey]int64{}
+	var recent []revAt
 	from, end := a.prefix+versionsDir, clientv3.GetPrefixRangeEnd(a.prefix+versionsDir)
-	var rev int64
 	for {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize)}
-		if rev != 0 {
-			opts = append(opts, clientv3.WithRev(rev))
-		}
 		rctx, cancel := context.WithTimeout(ctx, requestTimeout)
-		resp, err := a.cli.Get(rctx, from, opts...)
+		resp, err := a.cli.Get(rctx, from, clientv3.WithRange(end), clientv3.WithLimit(pageSize), clientv3.WithRev(rev))
 		cancel()
 		a.stats.Ranges.Add(1)
 		if err != nil {
 			return 0, fmt.Errorf("read the fleet's records: %w", err)
 		}
-		if rev == 0 {
-			rev = resp.Header.Revision
-		}
 		for _, kv := range resp.Kvs {
-			a.put(mirror, kv)
+			if k, ok := a.put(mirror, kv); ok && oldest > 0 && kv.ModRevision >= oldest {
+				recent = append(recent, revAt{k, kv.ModRevision})
+			}
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
 			break
@@ -162,24 +163,52 @@ func (a *Agreement) load(ctx context.Context) (int64, error) {
 	}
 	a.mu.Lock()
 	a.mirror = mirror
-	a.loadedAt(rev)
+	a.loadedAt(rev, oldest, recent)
 	a.mu.Unlock()
 	a.log.Debug("fleet records loaded", zap.Int("records", len(mirror)), zap.Int64("revision", rev))
 	return rev, nil
 }
 
-// put adds a record to mirror; a key that is not one is ignored.
-func (a *Agreement) put(mirror map[vkey]int64, kv *mvccpb.KeyValue) {
+// oldestMark returns the revision the records are to be read at, and
+// the revision of the oldest mark at it or kept here (0: none).
+func (a *Agreement) oldestMark(ctx context.Context) (rev, oldest int64, err error) {
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	resp, err := a.cli.Get(rctx, a.prefix+sentDir, clientv3.WithPrefix(), clientv3.WithKeysOnly(),
+		clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortAscend), clientv3.WithLimit(1))
+	cancel()
+	a.stats.Ranges.Add(1)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read the fleet's marks: %w", err)
+	}
+	if len(resp.Kvs) > 0 {
+		oldest = resp.Kvs[0].ModRevision
+	}
+	a.mu.Lock()
+	for _, eps := range a.marks {
+		for _, m := range eps {
+			if oldest == 0 || m.rev < oldest {
+				oldest = m.rev
+			}
+		}
+	}
+	a.mu.Unlock()
+	return resp.Header.Revision, oldest, nil
+}
+
+// put adds a record to mirror, returning its version; a key that is not
+// one is ignored (false).
+func (a *Agreement) put(mirror map[vkey]int64, kv *mvccpb.KeyValue) (vkey, bool) {
 	k, ok := parseKey(a.prefix, kv.Key)
 	if !ok {
-		return
+		return k, false
 	}
 	t, err := decodeTime(kv.Value)
 	if err != nil {
 		a.log.Warn("fleet: a record sitemapd cannot read; ignored", zap.ByteString("key", kv.Key), zap.Error(err))
-		return
+		return k, false
 	}
 	mirror[k] = t
+	return k, true
 }
 
 // apply applies watched events to the mirror: a version another server
