@@ -229,27 +229,20 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	d.launched = true
 	d.readyLocked()
 	d.mu.Unlock()
+	return d.loop(ctx)
+}
+
+// loop serves until ctx is done, taking reloads and the sites that stop;
+// it ends with the error of a lone site that stopped, or when none is
+// left.
+func (d *Daemon) loop(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case s := <-d.exited:
-			if d.sites[s.name] != s {
-				continue // stopped meanwhile
-			}
-			if !d.multi {
-				return s.err
-			}
-			d.log.Error("site stopped", zap.String("site", s.name), zap.Error(s.err))
-			s.rec.SetBroken("it stopped: " + s.err.Error())
-			s.cancel()
-			d.forget(s)
-			delete(d.sites, s.name)
-			if len(d.sites) == 0 {
-				// Nothing left to serve (another daemon holds every
-				// site, say): a process that serves nothing must not
-				// look alive.
-				return fmt.Errorf("no site is served any more; the last one stopped: %w", s.err)
+			if end, err := d.siteStopped(s); end {
+				return err
 			}
 		case <-d.opts.Reload:
 			d.reload(ctx)
@@ -257,6 +250,29 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			d.reload(ctx)
 		}
 	}
+}
+
+// siteStopped takes a site's runner that returned: the process ends with
+// it when it serves one site, or when it was the last; otherwise it is
+// reported broken and forgotten, and the others serve on.
+func (d *Daemon) siteStopped(s *runner) (end bool, err error) {
+	if d.sites[s.name] != s {
+		return false, nil // stopped meanwhile
+	}
+	if !d.multi {
+		return true, s.err
+	}
+	d.log.Error("site stopped", zap.String("site", s.name), zap.Error(s.err))
+	s.rec.SetBroken("it stopped: " + s.err.Error())
+	s.cancel()
+	d.forget(s)
+	delete(d.sites, s.name)
+	if len(d.sites) == 0 {
+		// Nothing left to serve (another daemon holds every site, say):
+		// a process that serves nothing must not look alive.
+		return true, fmt.Errorf("no site is served any more; the last one stopped: %w", s.err)
+	}
+	return false, nil
 }
 
 func loadProcess(path string) (*config.Process, [32]byte, error) {
