@@ -1,0 +1,37 @@
+package tree
+
+// NewListingAfter is NewListing for a directory read again whose listing
+// was was (nil: none): when its pages have was's names, in was's order,
+// the new listing shares them instead of packing a copy. A full build
+// holds every directory's published listing and its new one until it
+// commits; the names are some 40% of a listing, and a directory read
+// again mostly has the same ones (the daemon's page prints build, a
+// rescan: all of them). Sharing also makes SameNames true without
+// reading the names.
+func NewListingAfter(was *Listing, pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
+	if was == nil || !sameNamesAs(was.names, pages) {
+		return NewListing(pages, keep, subdirs, id)
+	}
+	b := newBuilder(keep, len(pages), 0)
+	b.shared = was.names
+	for i := range pages {
+		b.add(&pages[i])
+	}
+	return b.finish(subdirs, id)
+}
+
+// sameNamesAs reports whether names (a listing's, each ended by a NUL)
+// are those of pages, in order.
+func sameNamesAs(names string, pages []Page) bool {
+	if names == "" {
+		return false // no page, or another listing's: nothing to share
+	}
+	for i := range pages {
+		n := pages[i].Name
+		if len(names) <= len(n) || names[len(n)] != 0 || names[:len(n)] != n {
+			return false
+		}
+		names = names[len(n)+1:]
+	}
+	return names == ""
+}
