@@ -1,13 +1,15 @@
 package tree
 
+import "slices"
+
 // NewListingAfter is NewListing for a directory read again whose listing
 // was was (nil: none): when its pages have was's names, in was's order,
 // the new listing shares them instead of packing a copy. A full build
 // holds every directory's published listing and its new one until it
 // commits; the names are some 40% of a listing, and a directory read
 // again mostly has the same ones (the daemon's page prints build, a
-// rescan: all of them). Sharing also makes SameNames true without
-// reading the names.
+// rescan: all of them), and their times when those are the same too.
+// Sharing also makes SameNames true without reading the names.
 func NewListingAfter(was *Listing, pages []Page, keep Kept, subdirs []string, id DirID) *Listing {
 	if was == nil || !sameNamesAs(was.names, pages) {
 		return NewListing(pages, keep, subdirs, id)
@@ -17,7 +19,11 @@ func NewListingAfter(was *Listing, pages []Page, keep Kept, subdirs []string, id
 	for i := range pages {
 		b.add(&pages[i])
 	}
-	return b.finish(subdirs, id)
+	l := b.finish(subdirs, id)
+	if slices.Equal(l.times, was.times) {
+		l.times = was.times // and so the times (a listing is never changed once made)
+	}
+	return l
 }
 
 // sameNamesAs reports whether names (a listing's, each ended by a NUL)

@@ -23,15 +23,18 @@ func TestNewListingAfter(t *testing.T) {
 		was    *Listing
 		pages  []Page
 		shared bool
+		// sameTimes: shared, the times are too
+		sameTimes bool
 	}{
-		{"same names, new prints", was, printed, true},
-		{"nothing known", nil, printed, false},
-		{"one removed", was, printed[:2], false},
-		{"one added", was, append(printed[:3:3], page("d.html", 40, 0)), false},
-		{"another order", was, []Page{printed[1], printed[0], printed[2]}, false},
-		{"a name that is another's prefix", was, []Page{printed[0], page("b", 20, 0), printed[2]}, false},
-		{"renamed", was, []Page{printed[0], printed[1], page("c.htm", 30, 0)}, false},
-		{"empty", NewListing(nil, keep, nil, DirID{}), nil, false},
+		{"same names, new prints", was, printed, true, true},
+		{"same names, a time moved", was, []Page{printed[0], page("b c.html", 21, 0), printed[2]}, true, false},
+		{"nothing known", nil, printed, false, false},
+		{"one removed", was, printed[:2], false, false},
+		{"one added", was, append(printed[:3:3], page("d.html", 40, 0)), false, false},
+		{"another order", was, []Page{printed[1], printed[0], printed[2]}, false, false},
+		{"a name that is another's prefix", was, []Page{printed[0], page("b", 20, 0), printed[2]}, false, false},
+		{"renamed", was, []Page{printed[0], printed[1], page("c.htm", 30, 0)}, false, false},
+		{"empty", NewListing(nil, keep, nil, DirID{}), nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := NewListingAfter(tc.was, tc.pages, keep, []string{"x/sub"}, DirID{Dev: 1, Ino: 3})
@@ -42,6 +45,10 @@ func TestNewListingAfter(t *testing.T) {
 			shared := tc.was != nil && len(got.names) > 0 && unsafe.StringData(got.names) == unsafe.StringData(tc.was.names)
 			if shared != tc.shared {
 				t.Errorf("names shared %v, want %v", shared, tc.shared)
+			}
+			sameTimes := shared && len(got.times) > 0 && &got.times[0] == &tc.was.times[0]
+			if sameTimes != (tc.shared && tc.sameTimes) {
+				t.Errorf("times shared %v, want %v", sameTimes, tc.shared && tc.sameTimes)
 			}
 		})
 	}
