@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sitemapd/sitemapd/internal/config"
 )
 
 // BenchmarkDaemonPeak measures the daemon's memory at its highest: during
@@ -23,41 +25,54 @@ import (
 func BenchmarkDaemonPeak(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "root")
 	pages, _ := writeSite(b, root, 1)
-	for _, c := range []struct {
-		name, mode string
-		builds     int // the last one measured
-	}{
-		{"lastmod=content/build=first", "content", 1},
-		{"lastmod=significant/build=first", "significant", 1},
-		{"lastmod=significant/build=prints", "significant", 2},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			var peak, rest float64
-			for b.Loop() {
-				cfg := loadConfig(b, baseConfig, root, "pages: {lastmod: "+c.mode+"}\noutput_dir: "+b.TempDir()+"\nstate_dir: "+b.TempDir()+"\n")
-				before := liveHeap()
-				e, _ := newEngine(b, cfg, WithChanges(), WithDeferredPrints())
-				for i := range c.builds {
-					var stop func() uint64
-					if i == c.builds-1 {
-						liveHeap() // the build before's garbage is no peak of this one
-						stop = sampleLive()
-					}
-					if _, err := e.Build(context.Background()); err != nil {
-						b.Fatal(err)
-					}
-					if stop != nil {
-						peak += float64(stop()) - float64(before)
-					}
+	// hreflang=true: most of the site's pages name alternates, and their
+	// groups are encoded in every full build (their entries depend on
+	// other groups' pages); false, as on most sites, none does.
+	for _, hreflang := range []string{"true", "false"} {
+		for _, c := range []struct {
+			name, mode string
+			builds     int // the last one measured
+		}{
+			{"lastmod=content/build=first", "content", 1},
+			{"lastmod=significant/build=first", "significant", 1},
+			{"lastmod=significant/build=prints", "significant", 2},
+		} {
+			b.Run("hreflang="+hreflang+"/"+c.name, func(b *testing.B) {
+				var peak, rest float64
+				for b.Loop() {
+					cfg := loadConfig(b, baseConfig, root, "pages: {hreflang: "+hreflang+", lastmod: "+c.mode+"}\noutput_dir: "+b.TempDir()+"\nstate_dir: "+b.TempDir()+"\n")
+					p, r := daemonPeak(b, cfg, c.builds)
+					peak, rest = peak+p, rest+r
 				}
-				rest += float64(liveHeap()) - float64(before)
-				e.Close()
-			}
-			n := float64(b.N) * float64(len(pages))
-			b.ReportMetric(peak/n, "peak-live-B/page")
-			b.ReportMetric(rest/n, "rest-B/page")
-		})
+				n := float64(b.N) * float64(len(pages))
+				b.ReportMetric(peak/n, "peak-live-B/page")
+				b.ReportMetric(rest/n, "rest-B/page")
+			})
+		}
 	}
+}
+
+// daemonPeak runs builds full builds on a daemon's engine for cfg and
+// returns the largest live heap during the last one and the heap in use
+// after it, both less the heap before the engine was made.
+func daemonPeak(b *testing.B, cfg *config.Config, builds int) (peak, rest float64) {
+	before := liveHeap()
+	e, _ := newEngine(b, cfg, WithChanges(), WithDeferredPrints())
+	defer e.Close()
+	for i := range builds {
+		var stop func() uint64
+		if i == builds-1 {
+			liveHeap() // the build before's garbage is no peak of this one
+			stop = sampleLive()
+		}
+		if _, err := e.Build(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if stop != nil {
+			peak = float64(stop()) - float64(before)
+		}
+	}
+	return peak, float64(liveHeap()) - float64(before)
 }
 
 // sampleLive samples the live heap (as of the last collection) until the
