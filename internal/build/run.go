@@ -204,8 +204,8 @@ func (e *Engine) Build(ctx context.Context, opts ...UpdateOption) (*Report, erro
 
 // takeGroup takes a group a full build's walk handed over: notes what it
 // met, keeps what is known of it in the page store, and publishes it, or
-// keeps its files as they are where the groups record says they are
-// right (unchanged.go).
+// keeps its files as they are where the groups record (unchanged.go) or
+// a daemon's memory (remembered.go) says they are right.
 func (e *Engine) takeGroup(r *run, w *scan.Walk, g *scan.Group) {
 	r.seen[g.Dir] = true
 	r.stale = append(r.stale, g.Own...)
@@ -232,6 +232,10 @@ func (e *Engine) takeGroup(r *run, w *scan.Walk, g *scan.Group) {
 		}
 	}
 	if held {
+		return
+	}
+	if rec, ok := e.pages.asRemembered(e.model, r.full, g); ok {
+		e.keepGroup(r, g, rec)
 		return
 	}
 	w.AddURLs(g) // now, not while it waited: URLs are 5× its listings

@@ -157,21 +157,32 @@ func (ps *pageCache) unchanged(g *scan.Group, digest uint64) (groupRecord, bool)
 		return groupRecord{}, false
 	}
 	rec, ok := ps.recorded.Groups[g.Dir]
+	if !ok || rec.Digest != digest || !ps.keepable(g, rec) {
+		return groupRecord{}, false
+	}
+	return rec, true
+}
+
+// keepable reports whether a group the walk handed over, whose pages give
+// the URL entries rec's parts were encoded from, may keep those files as
+// they are: they landed as rec says, and nothing but its listings goes
+// into them.
+func (ps *pageCache) keepable(g *scan.Group, rec groupRecord) bool {
 	switch {
-	case !ok, rec.Digest != digest, rec.Digest == 0, len(rec.Parts) == 0,
+	case rec.Digest == 0, len(rec.Parts) == 0,
 		g.Err != nil, g.Due != 0, len(g.URLs) > 0, g.FollowsLinks(), len(g.Relinked) > 0, len(g.Linked) > 0,
 		ps.cfg.TextSitemaps(), feedOn(ps.cfg):
 		// Text sitemaps and the feed are made from the URLs; pages
 		// through symlinks and other names have no listing of their own
 		// (g.URLs), or lead elsewhere.
-		return groupRecord{}, false
+		return false
 	}
 	for _, p := range rec.Parts {
 		if ps.disk.stamp(p.Name) != p.stamp() {
-			return groupRecord{}, false
+			return false
 		}
 	}
-	return rec, true
+	return true
 }
 
 // keepGroup publishes a group unchanged: its parts stay as they are.
@@ -184,6 +195,11 @@ func (e *Engine) keepGroup(r *run, g *scan.Group, rec groupRecord) {
 	r.account(e.cfg.BaseURL, g, rec.URLs, rec.URLs, nil)
 	r.rep.Unchanged += len(parts)
 	st := staging{urls: rec.URLs, parts: parts, news: e.news.articles(g, nil, r.now), left: e.model.left.next(g, nil, rec.URLs)}
+	if e.model.mem != nil {
+		// A daemon's (asRemembered): memory takes the listings read,
+		// with what they know of each page that no URL says (its print).
+		st.upd = tree.WholeUpdate(g.Listings, g.FollowsLinks())
+	}
 	e.noteStaged(r, g, st, partNames(parts))
 }
 

@@ -148,11 +148,14 @@ func (t *dueTimer) stop() {
 // change leaves a few MB behind, and the heap grows to twice what the
 // daemon keeps before the runtime collects it, then returns it only
 // slowly: at 1M files, 97 MiB resident after 100 changes where 81 MiB is
-// kept. Once a minute of quiet at most, a forced collection (about 8 ms
-// of CPU marking a 43 MB heap at 1M files, by GODEBUG=gctrace=1, and the
-// pages returned) costs a site that changes all the time nothing, and
-// one that rests its steady size.
-const quietAfter = time.Minute
+// kept. A forced collection costs some 8 ms of CPU marking a 43 MB heap
+// at 1M files (GODEBUG=gctrace=1) and the pages returned: a site that
+// changes all the time pays nothing, a site at rest is its steady size
+// a few seconds after its last change (it was a minute: at 1M files 121
+// MiB 10 s after the last change, 100 MiB a minute after), and one that
+// changes every few seconds at most one collection a quiet, some 0.2% of
+// a core at 1M files.
+const quietAfter = 5 * time.Second
 
 // quietTimer fires once publishes have stopped for quietAfter; c is nil
 // while it is not armed.

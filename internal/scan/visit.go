@@ -86,6 +86,7 @@ type dirList struct {
 	// recorded: the directory keeps its listing, from which its URLs are
 	// made when its group is taken; the others' URLs are made now.
 	recorded bool
+	was      *tree.Listing // what was known of the directory (its names may be shared)
 	pages    []tree.Page
 	subdirs  []string // real subdirectories listed (record mode)
 	// index is the index file listed (index.html and index.htm would
@@ -105,6 +106,7 @@ func (w *Walk) list(v *visit, entries []fs.DirEntry, dfd int) *dirList {
 		kn = &known{}
 		if w.o.Known != nil {
 			kn.l = w.o.Known(v.rel)
+			l.was = kn.l
 		}
 	}
 	for _, ent := range entries {
@@ -247,5 +249,5 @@ func (w *Walk) store(v *visit, l *dirList) {
 	if g.Listings == nil {
 		g.Listings = map[string]*tree.Listing{}
 	}
-	g.Listings[v.rel] = tree.NewListing(l.pages, w.s.keep, l.subdirs, v.id)
+	g.Listings[v.rel] = tree.NewListingAfter(l.was, l.pages, w.s.keep, l.subdirs, v.id)
 }
