@@ -82,6 +82,21 @@ func (t *textBuf) add(s []byte) {
 func copyRun(s []byte, j int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for j < len(s) {
+		for j+16 <= len(s) {
+			n := ascii16(s[j:])
+			if n == 0 {
+				break
+			}
+			j += n
+		}
+		if j+16 > len(s) && len(s) >= 16 && j < len(s) {
+			// The last sixteen bytes, over what is taken already (which
+			// ends with a byte that is not a space): when they pass,
+			// the run goes to the end, less a space that ends s.
+			if n := ascii16(s[len(s)-16:]); n > 0 {
+				return len(s) - 16 + n
+			}
+		}
 		for j+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(s[j:])
 			// A byte below 0x20, or 0xC2.
@@ -112,6 +127,28 @@ func copyRun(s []byte, j int) int {
 		}
 	}
 	return j
+}
+
+// ascii16 is how many of b's first sixteen bytes copyRun takes as they
+// are when they are ASCII: 16, 15 when the last is a space (what follows
+// it decides), 0 when they are not all ASCII, or hold a byte below 0x20
+// or two spaces in a row. Below 0x80, a byte's high bit after adding
+// lo*0x60 says it is not below 0x20, and after adding lo*0x7F to it xor
+// ' ' that it is not a space, exactly: no carry crosses a byte.
+func ascii16(b []byte) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	x := binary.LittleEndian.Uint64(b)
+	y := binary.LittleEndian.Uint64(b[8:16])
+	if (x|y)&hi != 0 {
+		return 0
+	}
+	ctl := ^(x + lo*0x60) | ^(y + lo*0x60)
+	sx := ^(x ^ lo*' ' + lo*0x7F) & hi
+	sy := ^(y ^ lo*' ' + lo*0x7F) & hi
+	if (ctl&hi | sx&(sx<<8) | sy&(sy<<8) | sx>>56&sy) != 0 {
+		return 0
+	}
+	return 16 - int(sy>>63)
 }
 
 // addText adds text between tags to the current run (or link).
@@ -186,7 +223,9 @@ func (r *reader) ignored(name []byte) bool {
 // openNode starts a region: its signature's parts (tag, role, class and
 // id tokens but state classes) and the flags it inherits and adds.
 func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
-	r.flush()
+	if len(r.text.b) > 0 {
+		r.flush()
+	}
 	r.ltext.space = true // a block inside a link: its lines are words apart
 	p := r.p
 	n := node{parent: r.cur, tok0: int32(len(p.toks)), tag: t.id}
@@ -200,7 +239,10 @@ func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
 		inherited = p.nodes[r.cur].flags
 	}
 	n.flags = inherited
-	role := trimSpace(r.av(aRole))
+	var role []byte
+	if r.at.has&(1<<aRole) != 0 {
+		role = trimSpace(r.av(aRole))
+	}
 	if len(role) > 0 {
 		role = bytes.ToLower(role) // rare: its allocation does not matter
 		n.role = mix(n.role, sum(role)^seedRole)
@@ -209,7 +251,7 @@ func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
 	// (WordPress's body_class, a Hugo theme's "kind-page section-posts"),
 	// not which region: in every key below, they would make each kind of
 	// page a site of its own.
-	if t.id != tHTML && t.id != tBody {
+	if t.id != tHTML && t.id != tBody && r.at.has&(1<<aClass|1<<aID) != 0 {
 		class := r.attr(r.av(aClass))
 		for i := 0; i < len(class); {
 			for i < len(class) && isSpace(class[i]) {

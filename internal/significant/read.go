@@ -202,7 +202,7 @@ func (r *reader) startTag(i int) int {
 		r.closeHead()
 	}
 	r.implied(t)
-	hidden := r.at.hidden || r.ignored(name)
+	hidden := r.at.hidden || len(r.opts.Ignore) > 0 && r.ignored(name)
 	switch {
 	case t.kind&kRaw != 0:
 		return r.rawText(name, t, end, hidden)
@@ -242,7 +242,7 @@ func (r *reader) startTag(i int) int {
 		r.push(f)
 		return end
 	}
-	isMain := !r.mainSeen && r.opts.Main.match(name, r.av(aID), r.av(aClass), r.av(aRole))
+	isMain := !r.mainSeen && r.opts.Main.src != "" && r.opts.Main.match(name, r.av(aID), r.av(aClass), r.av(aRole))
 	if (t.kind&kBlock != 0 || isMain) && r.skip == 0 {
 		r.openNode(t, name, isMain)
 		f.node = true

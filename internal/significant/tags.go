@@ -157,10 +157,24 @@ func lookupTag(name []byte, h uint64) tagInfo {
 		if e.name == "" {
 			return tagInfo{}
 		}
-		if e.h == h && e.name == string(name) {
+		if e.h == h && sameName(e.name, name) {
 			return e.info
 		}
 	}
+}
+
+// sameName is e.name == string(name), a byte at a time: names are a few
+// bytes, shorter than a call to compare memory.
+func sameName(a string, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // closesP: a start tag of a block-level element closes an open p, as the
