@@ -82,20 +82,31 @@ func (t *textBuf) add(s []byte) {
 func copyRun(s []byte, j int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for j < len(s) {
-		for j+16 <= len(s) {
-			n := ascii16(s[j:])
-			if n == 0 {
+		// ASCII, sixteen bytes at a time, the last sixteen of s over
+		// what is taken already (which ends with a byte that is not a
+		// space) when fewer are left. Below 0x80, a byte's high bit
+		// after adding lo*0x60 says it is not below 0x20, and after
+		// adding lo*0x7F to it xor ' ' that it is not a space, exactly:
+		// no carry crosses a byte. A space in the last byte is left for
+		// what follows it to decide.
+		for len(s) >= 16 {
+			k := min(j, len(s)-16)
+			x := binary.LittleEndian.Uint64(s[k:])
+			y := binary.LittleEndian.Uint64(s[k+8:])
+			if (x|y)&hi != 0 {
 				break
 			}
-			j += n
-		}
-		if j+16 > len(s) && len(s) >= 16 && j < len(s) {
-			// The last sixteen bytes, over what is taken already (which
-			// ends with a byte that is not a space): when they pass,
-			// the run goes to the end, less a space that ends s.
-			if n := ascii16(s[len(s)-16:]); n > 0 {
-				return len(s) - 16 + n
+			ctl := ^(x + lo*0x60) | ^(y + lo*0x60)
+			sx := ^(x ^ lo*' ' + lo*0x7F) & hi
+			sy := ^(y ^ lo*' ' + lo*0x7F) & hi
+			if (ctl&hi | sx&(sx<<8) | sy&(sy<<8) | sx>>56&sy) != 0 {
+				break
 			}
+			n := k + 16 - int(sy>>63)
+			if n <= j {
+				break
+			}
+			j = n
 		}
 		for j+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(s[j:])
@@ -127,28 +138,6 @@ func copyRun(s []byte, j int) int {
 		}
 	}
 	return j
-}
-
-// ascii16 is how many of b's first sixteen bytes copyRun takes as they
-// are when they are ASCII: 16, 15 when the last is a space (what follows
-// it decides), 0 when they are not all ASCII, or hold a byte below 0x20
-// or two spaces in a row. Below 0x80, a byte's high bit after adding
-// lo*0x60 says it is not below 0x20, and after adding lo*0x7F to it xor
-// ' ' that it is not a space, exactly: no carry crosses a byte.
-func ascii16(b []byte) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	x := binary.LittleEndian.Uint64(b)
-	y := binary.LittleEndian.Uint64(b[8:16])
-	if (x|y)&hi != 0 {
-		return 0
-	}
-	ctl := ^(x + lo*0x60) | ^(y + lo*0x60)
-	sx := ^(x ^ lo*' ' + lo*0x7F) & hi
-	sy := ^(y ^ lo*' ' + lo*0x7F) & hi
-	if (ctl&hi | sx&(sx<<8) | sy&(sy<<8) | sx>>56&sy) != 0 {
-		return 0
-	}
-	return 16 - int(sy>>63)
 }
 
 // addText adds text between tags to the current run (or link).

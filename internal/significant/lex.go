@@ -160,7 +160,7 @@ func (r *reader) readAttrs(i int) (int, bool) {
 		}
 		k0 := i
 		i++ // a first '=' is part of the name
-		for i < len(src) && !isSpace(src[i]) && src[i] != '/' && src[i] != '>' && src[i] != '=' {
+		for i < len(src) && !keyEnd[src[i]] {
 			i++
 		}
 		k1 := i
@@ -185,7 +185,7 @@ func (r *reader) readAttrs(i int) (int, bool) {
 				i += j + 2
 			} else {
 				v0 = i
-				for i < len(src) && !isSpace(src[i]) && src[i] != '>' {
+				for i < len(src) && !valueEnd[src[i]] {
 					i++
 				}
 				v1 = i
@@ -194,6 +194,16 @@ func (r *reader) readAttrs(i int) (int, bool) {
 		r.at.set(src, k0, k1, v0, v1)
 	}
 }
+
+// keyEnd are the bytes that end an attribute's key, valueEnd an unquoted
+// value: a table, one look a byte.
+var keyEnd, valueEnd = func() (k, v [256]bool) {
+	for _, c := range []byte(" \t\n\r\f>") {
+		k[c], v[c] = true, true
+	}
+	k['/'], k['='] = true, true
+	return k, v
+}()
 
 // set keeps an attribute the reader looks at, the first of its key: its
 // key is src[k0:k1], its value src[v0:v1]. Keys are told apart by length

@@ -201,7 +201,9 @@ func (r *reader) startTag(i int) int {
 	if r.head && t.kind&kInHead == 0 {
 		r.closeHead()
 	}
-	r.implied(t)
+	if impliesEnds[t.id] || r.openP > 0 && t.kind&kBlock != 0 {
+		r.implied(t)
+	}
 	hidden := r.at.hidden || len(r.opts.Ignore) > 0 && r.ignored(name)
 	switch {
 	case t.kind&kRaw != 0:
@@ -257,6 +259,15 @@ func (r *reader) startTag(i int) int {
 	r.push(f)
 	return end
 }
+
+// impliesEnds are the tag ids whose start tag may end elements besides
+// an open p (implied's cases): most tags skip the call.
+var impliesEnds = func() (t [256]bool) {
+	for _, id := range []uint8{tLi, tDt, tDd, tTr, tTd, tTh, tOption, tA, tH} {
+		t[id] = true
+	}
+	return t
+}()
 
 // implied ends elements the HTML parser ends before this one starts.
 func (r *reader) implied(t tagInfo) {
