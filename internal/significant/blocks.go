@@ -182,6 +182,16 @@ func (r *reader) flush() {
 	r.text.reset()
 }
 
+// endText is flush, with no call when there is no text: a run of none
+// only forgets a space before it.
+func (r *reader) endText() {
+	if len(r.text.b) > 0 {
+		r.flush()
+		return
+	}
+	r.text.space = false
+}
+
 func (r *reader) emit(kind uint8, h uint64, weight int) {
 	r.emitAt(r.cur, kind, h, weight)
 }

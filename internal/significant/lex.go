@@ -99,6 +99,12 @@ func trimSpace(b []byte) []byte {
 // in one tight loop.
 func (r *reader) tagName(i int) ([]byte, uint64, int) {
 	src := r.src
+	if i+1 < len(src) && nameEnd[src[i+1]] && !nameEnd[src[i]] {
+		// One letter (p, a, b, i…), the most common names.
+		c := lower[src[i]]
+		r.lowName[0] = c
+		return r.lowName[:1], (fnvOffset ^ uint64(c)) * fnvPrime, i + 1
+	}
 	j := i
 	for j < len(src) && !nameEnd[src[j]] {
 		j++
@@ -134,6 +140,16 @@ var lower = func() (t [256]byte) {
 	}
 	return t
 }()
+
+// attrsAt is readAttrs, with a tag that has none (its name then '>')
+// read without a call.
+func (r *reader) attrsAt(i int) (int, bool) {
+	if i < len(r.src) && r.src[i] == '>' {
+		r.at.has, r.at.hidden = 0, false
+		return i + 1, false
+	}
+	return r.readAttrs(i)
+}
 
 // readAttrs reads a tag's attributes from i, by the tokenizer's rules, into
 // r.at. It returns where the tag ends and whether it is self-closing; -1

@@ -185,7 +185,7 @@ func nameHash(name []byte) uint64 { return fnv(name) }
 
 func (r *reader) startTag(i int) int {
 	name, nh, i := r.tagName(i)
-	end, selfClosing := r.readAttrs(i)
+	end, selfClosing := r.attrsAt(i)
 	if end < 0 {
 		return len(r.src)
 	}
@@ -383,7 +383,7 @@ func (r *reader) closeHead() {
 
 func (r *reader) endTag(i int) int {
 	name, h, i := r.tagName(i)
-	end, _ := r.readAttrs(i)
+	end, _ := r.attrsAt(i)
 	if end < 0 {
 		return len(r.src)
 	}
@@ -397,7 +397,7 @@ func (r *reader) endTag(i int) int {
 		return end
 	case tP:
 		// "</p>" with no p open is an empty p: a boundary all the same.
-		r.flush()
+		r.endText()
 		r.ltext.space = true
 	}
 	for k := len(r.stack) - 1; k >= 0; k-- {
@@ -450,7 +450,7 @@ func (r *reader) push(f frame) {
 
 func (r *reader) pop() {
 	n := len(r.stack) - 1
-	f := r.stack[n]
+	f := &r.stack[n] // still there once the stack is shorter
 	r.stack = r.stack[:n]
 	if f.id == tP {
 		r.openP--
@@ -459,7 +459,7 @@ func (r *reader) pop() {
 		r.endLink()
 	}
 	if f.node {
-		r.flush()
+		r.endText()
 		r.ltext.space = true
 		r.cur = f.outer
 	}
