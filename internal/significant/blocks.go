@@ -86,9 +86,10 @@ func copyRun(s []byte, j int) int {
 		// what is taken already (which ends with a byte that is not a
 		// space) when fewer are left. Below 0x80, a byte's high bit
 		// after adding lo*0x60 says it is not below 0x20, and after
-		// adding lo*0x7F to it xor ' ' that it is not a space, exactly:
-		// no carry crosses a byte. A space in the last byte is left for
-		// what follows it to decide.
+		// adding lo*0x5F that it is not below 0x21, exactly: no carry
+		// crosses a byte. With no byte below 0x20, those below 0x21 are
+		// spaces, and none may be next to another. A space in the last
+		// byte is left for what follows it to decide.
 		for len(s) >= 16 {
 			k := min(j, len(s)-16)
 			x := binary.LittleEndian.Uint64(s[k:])
@@ -96,10 +97,9 @@ func copyRun(s []byte, j int) int {
 			if (x|y)&hi != 0 {
 				break
 			}
-			ctl := ^(x + lo*0x60) | ^(y + lo*0x60)
-			sx := ^(x ^ lo*' ' + lo*0x7F) & hi
-			sy := ^(y ^ lo*' ' + lo*0x7F) & hi
-			if (ctl&hi | sx&(sx<<8) | sy&(sy<<8) | sx>>56&sy) != 0 {
+			sx := ^(x + lo*0x5F) & hi
+			sy := ^(y + lo*0x5F) & hi
+			if (^((x+lo*0x60)&(y+lo*0x60))&hi | sx&(sx<<8) | sy&(sy<<8) | sx>>56&sy) != 0 {
 				break
 			}
 			n := k + 16 - int(sy>>63)

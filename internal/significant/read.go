@@ -134,7 +134,23 @@ func (r *reader) run() {
 	src := r.src
 	i := 0
 	for i < len(src) {
-		j := bytes.IndexByte(src[i:], '<')
+		// White space between two tags (a line break, an indent), the
+		// commonest text of all, is a space between words, found
+		// without a search.
+		k := i
+		for k < len(src) && spaces[src[k]] {
+			k++
+		}
+		if k < len(src) && src[k] == '<' && k > i {
+			if r.skip == 0 && r.foreign == 0 && !r.head {
+				r.space()
+			}
+			i = k
+		}
+		j := 0
+		if src[i] != '<' {
+			j = bytes.IndexByte(src[i:], '<')
+		}
 		if j < 0 {
 			r.addText(src[i:])
 			return
