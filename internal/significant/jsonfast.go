@@ -190,6 +190,10 @@ func (p *jsonParser) span(i int) (int, bool) {
 	case c == '{' || c == '[':
 		open := 0
 		for i < len(src) {
+			if !jsonMarks[src[i]] {
+				i++
+				continue
+			}
 			switch src[i] {
 			case '{', '[':
 				open++
@@ -222,6 +226,9 @@ func (p *jsonParser) span(i int) (int, bool) {
 // quote, its escapes skipped, not checked.
 func stringEnd(src []byte, i int) (int, bool) {
 	for j := i + 1; j < len(src); j++ {
+		if !strMarks[src[j]] {
+			continue
+		}
 		switch src[j] {
 		case '"':
 			return j + 1, true
@@ -231,6 +238,16 @@ func stringEnd(src []byte, i int) (int, bool) {
 	}
 	return 0, false
 }
+
+// jsonMarks are the bytes span looks at in an object or array, strMarks
+// those stringEnd does.
+var jsonMarks, strMarks = func() (j, s [256]bool) {
+	for _, c := range []byte(`{}[]"`) {
+		j[c] = true
+	}
+	s['"'], s['\\'] = true, true
+	return j, s
+}()
 
 // sortMembers sorts an object's members by key: by insertion, as an
 // object has a few.
