@@ -231,7 +231,10 @@ func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
 	if t.id == tOther || t.id >= tFirstPlain || t.id == tH {
 		// The id does not say which of these: the name does, in the role
 		// slot's hash (roles are hashed apart).
-		n.role = sum(name)
+		n.role = t.sum
+		if n.role == 0 { // a name the reader does not know (Options.Main's)
+			n.role = sum(name)
+		}
 	}
 	var inherited uint8
 	if r.cur >= 0 {
