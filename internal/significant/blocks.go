@@ -254,49 +254,11 @@ func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
 	// not which region: in every key below, they would make each kind of
 	// page a site of its own.
 	if t.id != tHTML && t.id != tBody && r.at.has&(1<<aClass|1<<aID) != 0 {
-		class := r.attr(r.av(aClass))
-		for i := 0; i < len(class); {
-			for i < len(class) && isSpace(class[i]) {
-				i++
-			}
-			j := i
-			for j < len(class) && !isSpace(class[j]) {
-				j++
-			}
-			if j > i {
-				if h := sum(class[i:j]); !r.isState(h, class[i:j]) {
-					p.toks = append(p.toks, h^seedClass)
-				}
-			}
-			i = j
-		}
-		if id := trimSpace(r.av(aID)); len(id) > 0 {
-			p.toks = append(p.toks, sum(r.attr(id))^seedID)
-		}
+		r.addTokens()
 	}
 	n.ntok = uint16(min(len(p.toks)-int(n.tok0), 1<<16-1))
 	p.toks = p.toks[:int(n.tok0)+int(n.ntok)]
-	switch t.id {
-	case tNav, tAside, tHead:
-		n.flags |= fLandmark
-	case tHeader, tFooter:
-		if inherited&fArticle == 0 {
-			n.flags |= fLandmark
-		}
-	case tMain:
-		n.flags |= fMainLM | fArticle
-		p.landmk = true
-	case tArticle, tSection:
-		n.flags |= fArticle
-	}
-	switch string(role) {
-	case "":
-	case "navigation", "banner", "contentinfo", "complementary", "search":
-		n.flags |= fLandmark
-	case "main":
-		n.flags |= fMainLM | fArticle
-		p.landmk = true
-	}
+	n.flags |= p.landmarks(t.id, role, inherited)
 	if isMain {
 		n.flags |= fMain
 		p.main = true
@@ -304,6 +266,59 @@ func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
 	}
 	p.nodes = append(p.nodes, n)
 	r.cur = int32(len(p.nodes) - 1)
+}
+
+// landmarks are the flags a node of tag id and role (lower case) adds to
+// those it inherits; a main landmark is noted on the page.
+func (p *Page) landmarks(id uint8, role []byte, inherited uint8) uint8 {
+	var f uint8
+	switch id {
+	case tNav, tAside, tHead:
+		f |= fLandmark
+	case tHeader, tFooter:
+		if inherited&fArticle == 0 {
+			f |= fLandmark
+		}
+	case tMain:
+		f |= fMainLM | fArticle
+		p.landmk = true
+	case tArticle, tSection:
+		f |= fArticle
+	}
+	switch string(role) {
+	case "":
+	case "navigation", "banner", "contentinfo", "complementary", "search":
+		f |= fLandmark
+	case "main":
+		f |= fMainLM | fArticle
+		p.landmk = true
+	}
+	return f
+}
+
+// addTokens adds the element's class tokens (but state classes) and id to
+// the page's tokens, hashed.
+func (r *reader) addTokens() {
+	p := r.p
+	class := r.attr(r.av(aClass))
+	for i := 0; i < len(class); {
+		for i < len(class) && isSpace(class[i]) {
+			i++
+		}
+		j := i
+		for j < len(class) && !isSpace(class[j]) {
+			j++
+		}
+		if j > i {
+			if h := sum(class[i:j]); !r.isState(h, class[i:j]) {
+				p.toks = append(p.toks, h^seedClass)
+			}
+		}
+		i = j
+	}
+	if id := trimSpace(r.av(aID)); len(id) > 0 {
+		p.toks = append(p.toks, sum(r.attr(id))^seedID)
+	}
 }
 
 // isLink: an <a> whose href goes somewhere. "#", "" and "javascript:"

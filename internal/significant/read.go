@@ -134,19 +134,7 @@ func (r *reader) run() {
 	src := r.src
 	i := 0
 	for i < len(src) {
-		// White space between two tags (a line break, an indent), the
-		// commonest text of all, is a space between words, found
-		// without a search.
-		k := i
-		for k < len(src) && spaces[src[k]] {
-			k++
-		}
-		if k < len(src) && src[k] == '<' && k > i {
-			if r.skip == 0 && r.foreign == 0 && !r.head {
-				r.space()
-			}
-			i = k
-		}
+		i = r.gap(i)
 		j := 0
 		if src[i] != '<' {
 			j = bytes.IndexByte(src[i:], '<')
@@ -193,6 +181,25 @@ func (r *reader) run() {
 			i++
 		}
 	}
+}
+
+// gap reads white space between two tags (a line break, an indent), the
+// commonest text of all, from i: a space between words, found without a
+// search. It returns where the next tag starts, or i when what follows
+// is not only white space before one.
+func (r *reader) gap(i int) int {
+	src := r.src
+	k := i
+	for k < len(src) && spaces[src[k]] {
+		k++
+	}
+	if k == i || k == len(src) || src[k] != '<' {
+		return i
+	}
+	if r.skip == 0 && r.foreign == 0 && !r.head {
+		r.space()
+	}
+	return k
 }
 
 // nameHash is a lower-case tag name's hash, for matching end tags and
