@@ -82,6 +82,32 @@ func (t *textBuf) add(s []byte) {
 func copyRun(s []byte, j int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for j < len(s) {
+		// ASCII, sixteen bytes at a time, the last sixteen of s over
+		// what is taken already (which ends with a byte that is not a
+		// space) when fewer are left. Below 0x80, a byte's high bit
+		// after adding lo*0x60 says it is not below 0x20, and after
+		// adding lo*0x5F that it is not below 0x21, exactly: no carry
+		// crosses a byte. With no byte below 0x20, those below 0x21 are
+		// spaces, and none may be next to another. A space in the last
+		// byte is left for what follows it to decide.
+		for len(s) >= 16 {
+			k := min(j, len(s)-16)
+			x := binary.LittleEndian.Uint64(s[k:])
+			y := binary.LittleEndian.Uint64(s[k+8:])
+			if (x|y)&hi != 0 {
+				break
+			}
+			sx := ^(x + lo*0x5F) & hi
+			sy := ^(y + lo*0x5F) & hi
+			if (^((x+lo*0x60)&(y+lo*0x60))&hi | sx&(sx<<8) | sy&(sy<<8) | sx>>56&sy) != 0 {
+				break
+			}
+			n := k + 16 - int(sy>>63)
+			if n <= j {
+				break
+			}
+			j = n
+		}
 		for j+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(s[j:])
 			// A byte below 0x20, or 0xC2.
@@ -156,6 +182,16 @@ func (r *reader) flush() {
 	r.text.reset()
 }
 
+// endText is flush, with no call when there is no text: a run of none
+// only forgets a space before it.
+func (r *reader) endText() {
+	if len(r.text.b) > 0 {
+		r.flush()
+		return
+	}
+	r.text.space = false
+}
+
 func (r *reader) emit(kind uint8, h uint64, weight int) {
 	r.emitAt(r.cur, kind, h, weight)
 }
@@ -186,21 +222,29 @@ func (r *reader) ignored(name []byte) bool {
 // openNode starts a region: its signature's parts (tag, role, class and
 // id tokens but state classes) and the flags it inherits and adds.
 func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
-	r.flush()
+	if len(r.text.b) > 0 {
+		r.flush()
+	}
 	r.ltext.space = true // a block inside a link: its lines are words apart
 	p := r.p
 	n := node{parent: r.cur, tok0: int32(len(p.toks)), tag: t.id}
 	if t.id == tOther || t.id >= tFirstPlain || t.id == tH {
 		// The id does not say which of these: the name does, in the role
 		// slot's hash (roles are hashed apart).
-		n.role = sum(name)
+		n.role = t.sum
+		if n.role == 0 { // a name the reader does not know (Options.Main's)
+			n.role = sum(name)
+		}
 	}
 	var inherited uint8
 	if r.cur >= 0 {
 		inherited = p.nodes[r.cur].flags
 	}
 	n.flags = inherited
-	role := trimSpace(r.av(aRole))
+	var role []byte
+	if r.at.has&(1<<aRole) != 0 {
+		role = trimSpace(r.av(aRole))
+	}
 	if len(role) > 0 {
 		role = bytes.ToLower(role) // rare: its allocation does not matter
 		n.role = mix(n.role, sum(role)^seedRole)
@@ -209,50 +253,12 @@ func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
 	// (WordPress's body_class, a Hugo theme's "kind-page section-posts"),
 	// not which region: in every key below, they would make each kind of
 	// page a site of its own.
-	if t.id != tHTML && t.id != tBody {
-		class := r.attr(r.av(aClass))
-		for i := 0; i < len(class); {
-			for i < len(class) && isSpace(class[i]) {
-				i++
-			}
-			j := i
-			for j < len(class) && !isSpace(class[j]) {
-				j++
-			}
-			if j > i {
-				if h := sum(class[i:j]); !r.isState(h, class[i:j]) {
-					p.toks = append(p.toks, h^seedClass)
-				}
-			}
-			i = j
-		}
-		if id := trimSpace(r.av(aID)); len(id) > 0 {
-			p.toks = append(p.toks, sum(r.attr(id))^seedID)
-		}
+	if t.id != tHTML && t.id != tBody && r.at.has&(1<<aClass|1<<aID) != 0 {
+		r.addTokens()
 	}
 	n.ntok = uint16(min(len(p.toks)-int(n.tok0), 1<<16-1))
 	p.toks = p.toks[:int(n.tok0)+int(n.ntok)]
-	switch t.id {
-	case tNav, tAside, tHead:
-		n.flags |= fLandmark
-	case tHeader, tFooter:
-		if inherited&fArticle == 0 {
-			n.flags |= fLandmark
-		}
-	case tMain:
-		n.flags |= fMainLM | fArticle
-		p.landmk = true
-	case tArticle, tSection:
-		n.flags |= fArticle
-	}
-	switch string(role) {
-	case "":
-	case "navigation", "banner", "contentinfo", "complementary", "search":
-		n.flags |= fLandmark
-	case "main":
-		n.flags |= fMainLM | fArticle
-		p.landmk = true
-	}
+	n.flags |= p.landmarks(t.id, role, inherited)
 	if isMain {
 		n.flags |= fMain
 		p.main = true
@@ -260,6 +266,59 @@ func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
 	}
 	p.nodes = append(p.nodes, n)
 	r.cur = int32(len(p.nodes) - 1)
+}
+
+// landmarks are the flags a node of tag id and role (lower case) adds to
+// those it inherits; a main landmark is noted on the page.
+func (p *Page) landmarks(id uint8, role []byte, inherited uint8) uint8 {
+	var f uint8
+	switch id {
+	case tNav, tAside, tHead:
+		f |= fLandmark
+	case tHeader, tFooter:
+		if inherited&fArticle == 0 {
+			f |= fLandmark
+		}
+	case tMain:
+		f |= fMainLM | fArticle
+		p.landmk = true
+	case tArticle, tSection:
+		f |= fArticle
+	}
+	switch string(role) {
+	case "":
+	case "navigation", "banner", "contentinfo", "complementary", "search":
+		f |= fLandmark
+	case "main":
+		f |= fMainLM | fArticle
+		p.landmk = true
+	}
+	return f
+}
+
+// addTokens adds the element's class tokens (but state classes) and id to
+// the page's tokens, hashed.
+func (r *reader) addTokens() {
+	p := r.p
+	class := r.attr(r.av(aClass))
+	for i := 0; i < len(class); {
+		for i < len(class) && isSpace(class[i]) {
+			i++
+		}
+		j := i
+		for j < len(class) && !isSpace(class[j]) {
+			j++
+		}
+		if j > i {
+			if h := sum(class[i:j]); !r.isState(h, class[i:j]) {
+				p.toks = append(p.toks, h^seedClass)
+			}
+		}
+		i = j
+	}
+	if id := trimSpace(r.av(aID)); len(id) > 0 {
+		p.toks = append(p.toks, sum(r.attr(id))^seedID)
+	}
 }
 
 // isLink: an <a> whose href goes somewhere. "#", "" and "javascript:"

@@ -58,12 +58,16 @@ func (p *jsonParser) hash(h uint64, i, depth int) (uint64, int, bool) {
 	}
 	switch c := src[i]; {
 	case c == '{':
-		var ms []member
-		end, ok := p.object(i, depth, func(key []byte, s, e int) { ms = append(ms, member{key, s, e}) })
+		// An object's members are found first (each value's span, not
+		// read), sorted by key, then hashed in that order, each value
+		// read once there: a nested value is not read once for every
+		// object around it.
+		var buf [16]member
+		ms, end, ok := p.members(i, buf[:0])
 		if !ok {
 			return 0, 0, false
 		}
-		slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		sortMembers(ms)
 		for k := 1; k < len(ms); k++ {
 			if bytes.Equal(ms[k-1].key, ms[k].key) {
 				return 0, 0, false // the last one wins in encoding/json
@@ -71,7 +75,8 @@ func (p *jsonParser) hash(h uint64, i, depth int) (uint64, int, bool) {
 		}
 		h = mix(h, 7)
 		for _, m := range ms {
-			if h, _, ok = p.hash(mix(h, sum(m.key)), m.start, depth+1); !ok {
+			var e int
+			if h, e, ok = p.hash(mix(h, sum(m.key)), m.start, depth+1); !ok || e != m.end {
 				return 0, 0, false
 			}
 		}
@@ -129,80 +134,84 @@ func (p *jsonParser) array(h uint64, i, depth int) (uint64, int, bool) {
 	}
 }
 
-// object reads the object at i, telling each member (its key and its
-// value's span, the value checked), and returns where it ends.
-func (p *jsonParser) object(i, depth int, each func(key []byte, start, end int)) (int, bool) {
+// members reads the object at i as far as its members' keys and their
+// values' spans (where each value ends, its brackets matched, not checked:
+// hash checks it, and that it ends there), appended to ms, and returns
+// where the object ends.
+func (p *jsonParser) members(i int, ms []member) ([]member, int, bool) {
 	src := p.src
 	i = skipJSONSpace(src, i+1)
 	if i < len(src) && src[i] == '}' {
-		return i + 1, true
+		return ms, i + 1, true
 	}
 	for {
 		if i >= len(src) || src[i] != '"' {
-			return 0, false
+			return nil, 0, false
 		}
 		key, end, ok := p.str(i)
 		if !ok {
-			return 0, false
+			return nil, 0, false
 		}
 		i = skipJSONSpace(src, end)
 		if i >= len(src) || src[i] != ':' {
-			return 0, false
+			return nil, 0, false
 		}
 		i = skipJSONSpace(src, i+1)
 		start := i
-		if i, ok = p.skip(i, depth+1); !ok {
-			return 0, false
+		if i, ok = p.span(i); !ok {
+			return nil, 0, false
 		}
-		each(key, start, i)
+		ms = append(ms, member{key, start, i})
 		i = skipJSONSpace(src, i)
 		if i >= len(src) {
-			return 0, false
+			return nil, 0, false
 		}
 		if src[i] == '}' {
-			return i + 1, true
+			return ms, i + 1, true
 		}
 		if src[i] != ',' {
-			return 0, false
+			return nil, 0, false
 		}
 		i = skipJSONSpace(src, i+1)
 	}
 }
 
-// skip checks the value at i and returns where it ends.
-func (p *jsonParser) skip(i, depth int) (int, bool) {
+// span is where the value at i ends: a string at its closing quote, a
+// number by the grammar, an object or array where its brackets balance
+// (strings skipped). What is inside is not checked.
+func (p *jsonParser) span(i int) (int, bool) {
 	src := p.src
-	if i >= len(src) || depth > maxJSONDepth {
+	if i >= len(src) {
 		return 0, false
 	}
 	switch c := src[i]; {
-	case c == '{':
-		return p.object(i, depth, func([]byte, int, int) {})
-	case c == '[':
-		i = skipJSONSpace(src, i+1)
-		if i < len(src) && src[i] == ']' {
-			return i + 1, true
-		}
-		for {
-			var ok bool
-			if i, ok = p.skip(i, depth+1); !ok {
-				return 0, false
-			}
-			i = skipJSONSpace(src, i)
-			if i >= len(src) {
-				return 0, false
-			}
-			if src[i] == ']' {
-				return i + 1, true
-			}
-			if src[i] != ',' {
-				return 0, false
-			}
-			i = skipJSONSpace(src, i+1)
-		}
 	case c == '"':
-		_, end, ok := p.str(i)
-		return end, ok
+		return stringEnd(src, i)
+	case c == '{' || c == '[':
+		open := 0
+		for i < len(src) {
+			if !jsonMarks[src[i]] {
+				i++
+				continue
+			}
+			switch src[i] {
+			case '{', '[':
+				open++
+			case '}', ']':
+				if open--; open == 0 {
+					return i + 1, true
+				}
+			case '"':
+				end, ok := stringEnd(src, i)
+				if !ok {
+					return 0, false
+				}
+				i = end
+				continue
+			}
+			i++
+		}
+		return 0, false
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number(i)
 	case bytes.HasPrefix(src[i:], []byte("true")), bytes.HasPrefix(src[i:], []byte("null")):
@@ -213,6 +222,47 @@ func (p *jsonParser) skip(i, depth int) (int, bool) {
 	return 0, false
 }
 
+// stringEnd is where the string at i (its '"') ends, past its closing
+// quote, its escapes skipped, not checked.
+func stringEnd(src []byte, i int) (int, bool) {
+	for j := i + 1; j < len(src); j++ {
+		if !strMarks[src[j]] {
+			continue
+		}
+		switch src[j] {
+		case '"':
+			return j + 1, true
+		case '\\':
+			j++
+		}
+	}
+	return 0, false
+}
+
+// jsonMarks are the bytes span looks at in an object or array, strMarks
+// those stringEnd does.
+var jsonMarks, strMarks = func() (j, s [256]bool) {
+	for _, c := range []byte(`{}[]"`) {
+		j[c] = true
+	}
+	s['"'], s['\\'] = true, true
+	return j, s
+}()
+
+// sortMembers sorts an object's members by key: by insertion, as an
+// object has a few.
+func sortMembers(ms []member) {
+	if len(ms) > 16 {
+		slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && bytes.Compare(ms[j-1].key, ms[j].key) > 0; j-- {
+			ms[j-1], ms[j] = ms[j], ms[j-1]
+		}
+	}
+}
+
 // str reads the string at i (its '"'): its content, unquoted, and where
 // it ends. The one-character escapes (WordPress writes "https:\/\/…")
 // are unquoted here; a \u escape, a control character or invalid UTF-8
@@ -221,14 +271,19 @@ func (p *jsonParser) str(i int) ([]byte, int, bool) {
 	src := p.src
 	var out []byte // the content unquoted, once it has an escape
 	from := i + 1  // the content not yet in out
+	high := false  // a byte above ASCII: its UTF-8 is checked
 	for j := i + 1; j < len(src); j++ {
-		switch c := src[j]; {
+		c := src[j]
+		if !strStop[c] {
+			continue
+		}
+		switch {
 		case c == '"':
 			s := src[from:j]
 			if out != nil {
 				s = append(out, s...)
 			}
-			return s, j + 1, utf8.Valid(s)
+			return s, j + 1, !high || utf8.Valid(s)
 		case c == '\\':
 			if j+1 >= len(src) {
 				return nil, 0, false
@@ -242,10 +297,21 @@ func (p *jsonParser) str(i int) ([]byte, int, bool) {
 			from = j + 1
 		case c < 0x20:
 			return nil, 0, false
+		default:
+			high = true
 		}
 	}
 	return nil, 0, false
 }
+
+// strStop are the bytes str looks at: a quote, a backslash, a control
+// character, and a byte above ASCII.
+var strStop = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c >= 0x80 || c == '"' || c == '\\'
+	}
+	return t
+}()
 
 // jsonEscapes are the one-character escapes and what they stand for.
 var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}

@@ -22,21 +22,23 @@ const (
 )
 
 // attrs are the attributes the reader looks at, the first of each key,
-// as spans of the page (not decoded): [v[k][0]-1, v[k][1]), v[k][0] == 0
-// when there is none. Offsets, not slices: clearing them for every tag
+// as spans of the page (not decoded): [v[k][0], v[k][1]), present when
+// bit k of has is set. Offsets, not slices, and a bit set, not a cleared
+// array: starting a tag's attributes is two stores, and keeping them
 // costs no write barriers.
 type attrs struct {
 	v      [nAttrs][2]int32
+	has    uint16
 	hidden bool
 }
 
 // av is an attribute's raw value; nil when the tag has none.
 func (r *reader) av(k int) []byte {
-	s := r.at.v[k]
-	if s[0] == 0 {
+	if r.at.has&(1<<k) == 0 {
 		return nil
 	}
-	return r.src[s[0]-1 : s[1]]
+	s := r.at.v[k]
+	return r.src[s[0]:s[1]]
 }
 
 // commentEnd is where a comment whose text starts at i ends, as the
@@ -93,30 +95,36 @@ func trimSpace(b []byte) []byte {
 
 // tagName reads a tag's name from i, lower case (in r.lowName when it fits,
 // else a hash-only name), and returns it, its hash (nameHash) and where
-// it ends: one pass over the name's bytes for all three.
+// it ends: the name's end found first, then its bytes lowered and hashed
+// in one tight loop.
 func (r *reader) tagName(i int) ([]byte, uint64, int) {
 	src := r.src
-	h := uint64(fnvOffset)
-	j := i
-	for ; j < len(src); j++ {
-		c := src[j]
-		if nameEnd[c] {
-			break
-		}
-		c = lower[c]
-		if k := j - i; k < len(r.lowName) {
-			r.lowName[k] = c
-		}
-		h = (h ^ uint64(c)) * fnvPrime
+	if i+1 < len(src) && nameEnd[src[i+1]] && !nameEnd[src[i]] {
+		// One letter (p, a, b, i…), the most common names.
+		c := lower[src[i]]
+		r.lowName[0] = c
+		return r.lowName[:1], (fnvOffset ^ uint64(c)) * fnvPrime, i + 1
 	}
-	if j-i > len(r.lowName) {
+	j := i
+	for j < len(src) && !nameEnd[src[j]] {
+		j++
+	}
+	name := src[i:j]
+	if len(name) > len(r.lowName) {
 		// A name this long is no element the reader knows: its hash, of
 		// the lower-case bytes (bytes.ToLower's, Unicode's, as before),
 		// matches its end tag all the same.
-		low := bytes.ToLower(src[i:j])
+		low := bytes.ToLower(name)
 		return low, fnv(low), j
 	}
-	return r.lowName[:j-i], h, j
+	low := r.lowName[:len(name)]
+	h := uint64(fnvOffset)
+	for k, c := range name {
+		c = lower[c]
+		low[k] = c
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return low, h, j
 }
 
 // nameEnd are the bytes that end a tag's name.
@@ -133,12 +141,22 @@ var lower = func() (t [256]byte) {
 	return t
 }()
 
+// attrsAt is readAttrs, with a tag that has none (its name then '>')
+// read without a call.
+func (r *reader) attrsAt(i int) (int, bool) {
+	if i < len(r.src) && r.src[i] == '>' {
+		r.at.has, r.at.hidden = 0, false
+		return i + 1, false
+	}
+	return r.readAttrs(i)
+}
+
 // readAttrs reads a tag's attributes from i, by the tokenizer's rules, into
 // r.at. It returns where the tag ends and whether it is self-closing; -1
 // when the input ends within it (the tokenizer drops such a tag).
 func (r *reader) readAttrs(i int) (int, bool) {
 	src := r.src
-	r.at = attrs{}
+	r.at.has, r.at.hidden = 0, false
 	for {
 		for i < len(src) && isSpace(src[i]) {
 			i++
@@ -158,7 +176,7 @@ func (r *reader) readAttrs(i int) (int, bool) {
 		}
 		k0 := i
 		i++ // a first '=' is part of the name
-		for i < len(src) && !isSpace(src[i]) && src[i] != '/' && src[i] != '>' && src[i] != '=' {
+		for i < len(src) && !keyEnd[src[i]] {
 			i++
 		}
 		k1 := i
@@ -183,7 +201,7 @@ func (r *reader) readAttrs(i int) (int, bool) {
 				i += j + 2
 			} else {
 				v0 = i
-				for i < len(src) && !isSpace(src[i]) && src[i] != '>' {
+				for i < len(src) && !valueEnd[src[i]] {
 					i++
 				}
 				v1 = i
@@ -193,52 +211,84 @@ func (r *reader) readAttrs(i int) (int, bool) {
 	}
 }
 
+// keyEnd are the bytes that end an attribute's key, valueEnd an unquoted
+// value: a table, one look a byte.
+var keyEnd, valueEnd = func() (k, v [256]bool) {
+	for _, c := range []byte(" \t\n\r\f>") {
+		k[c], v[c] = true, true
+	}
+	k['/'], k['='] = true, true
+	return k, v
+}()
+
 // set keeps an attribute the reader looks at, the first of its key: its
-// key is src[k0:k1], its value src[v0:v1].
+// key is src[k0:k1], its value src[v0:v1]. Keys are told apart by length
+// first, then compared in ASCII's lower case.
 func (a *attrs) set(src []byte, k0, k1, v0, v1 int) {
 	key := src[k0:k1]
-	var low [16]byte
-	if len(key) > len(low) {
-		return
-	}
-	for i, c := range key {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		low[i] = c
-	}
 	k := -1
-	switch string(low[:len(key)]) {
-	case "class":
-		k = aClass
-	case "id":
-		k = aID
-	case "role":
-		k = aRole
-	case "href":
-		k = aHref
-	case "src":
-		k = aSrc
-	case "data-src":
-		k = aDataSrc
-	case "alt":
-		k = aAlt
-	case "type":
-		k = aType
-	case "itemprop":
-		k = aItemprop
-	case "content":
-		k = aContent
-	case "datetime":
-		k = aDatetime
-	case "hidden":
-		a.hidden = true
-	case "aria-hidden":
-		if string(trimSpace(src[v0:v1])) == "true" {
+	switch len(key) {
+	case 2:
+		if keyIs(key, "id") {
+			k = aID
+		}
+	case 3:
+		switch {
+		case keyIs(key, "src"):
+			k = aSrc
+		case keyIs(key, "alt"):
+			k = aAlt
+		}
+	case 4:
+		switch {
+		case keyIs(key, "href"):
+			k = aHref
+		case keyIs(key, "role"):
+			k = aRole
+		case keyIs(key, "type"):
+			k = aType
+		}
+	case 5:
+		if keyIs(key, "class") {
+			k = aClass
+		}
+	case 6:
+		if keyIs(key, "hidden") {
+			a.hidden = true
+		}
+	case 7:
+		if keyIs(key, "content") {
+			k = aContent
+		}
+	case 8:
+		switch {
+		case keyIs(key, "data-src"):
+			k = aDataSrc
+		case keyIs(key, "itemprop"):
+			k = aItemprop
+		case keyIs(key, "datetime"):
+			k = aDatetime
+		}
+	case 11:
+		if keyIs(key, "aria-hidden") && string(trimSpace(src[v0:v1])) == "true" {
 			a.hidden = true
 		}
 	}
-	if k >= 0 && a.v[k][0] == 0 {
-		a.v[k] = [2]int32{int32(v0 + 1), int32(v1)}
+	if k >= 0 && a.has&(1<<k) == 0 {
+		a.has |= 1 << k
+		a.v[k] = [2]int32{int32(v0), int32(v1)}
 	}
+}
+
+// keyIs reports whether key, of want's length, is want (lower case
+// letters and '-') in any ASCII case. b|0x20 is b's lower case for a
+// letter, and only a letter's (or '\r', which ends a key) is a lower
+// case letter or '-'.
+func keyIs(key []byte, want string) bool {
+	for i := 0; i < len(want); i++ {
+		if key[i]|0x20 != want[i] {
+			return false
+		}
+	}
+	return true
 }

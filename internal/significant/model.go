@@ -28,19 +28,23 @@ const rootSeed = 0x9b05688c2b3e6c1f
 // key is its parent's with its tag, role and the tokens the set holds.
 // Class order does not count: tokens are summed.
 func keys(p *Page, tokens *set, out []uint64) []uint64 {
-	out = out[:0]
-	for _, n := range p.nodes {
+	n := len(p.nodes)
+	out = slices.Grow(out[:0], n)[:n]
+	for i := range p.nodes {
+		nd := &p.nodes[i]
 		k := uint64(rootSeed)
-		if n.parent >= 0 {
-			k = out[n.parent]
+		if nd.parent >= 0 {
+			k = out[nd.parent]
 		}
 		var t uint64
-		for _, tok := range p.toks[n.tok0 : n.tok0+int32(n.ntok)] {
-			if tokens.has(tok) {
-				t += mix(0, tok)
+		if nd.ntok > 0 {
+			for _, tok := range p.toks[nd.tok0 : nd.tok0+int32(nd.ntok)] {
+				if tokens.has(tok) {
+					t += mix(0, tok)
+				}
 			}
 		}
-		out = append(out, mix(mix(mix(k, uint64(n.tag)), n.role), t))
+		out[i] = mix(mix(mix(k, uint64(nd.tag)), nd.role), t)
 	}
 	return out
 }
@@ -86,21 +90,32 @@ func (m *Model) Print(p *Page) Print {
 		sp := scratch.Get().(*[]uint64)
 		defer scratch.Put(sp)
 		st := m.judge(p, sp)
+		// Content blocks, as they come; when there is none under a root
+		// (content or inert), the page is judged by the landmark rule.
 		any := false
 		for i := range p.blocks {
-			if n := p.blocks[i].node; n >= 0 && st[n] != outside && st[n] != repeats {
+			b := &p.blocks[i]
+			if b.node < 0 {
+				continue
+			}
+			switch st[b.node] {
+			case content:
+				pr.add(b)
 				any = true
-				break
+			case inert:
+				any = true
 			}
 		}
-		for i := range p.blocks {
-			b := &p.blocks[i]
-			var v uint64 = outside
-			if b.node >= 0 {
-				v = st[b.node]
-			}
-			if v == content || !any && v != repeats && landmark(p, b) {
-				pr.add(b)
+		if !any {
+			for i := range p.blocks {
+				b := &p.blocks[i]
+				var v uint64 = outside
+				if b.node >= 0 {
+					v = st[b.node]
+				}
+				if v != repeats && landmark(p, b) {
+					pr.add(b)
+				}
 			}
 		}
 	}
@@ -130,45 +145,44 @@ func landmark(p *Page, b *block) bool {
 // in the region around a post's, where a post has its breadcrumbs and
 // its previous and next links; each kind of page has its own.
 func (m *Model) judge(p *Page, sp *[]uint64) []uint64 {
-	ks := keys(p, &m.tokens, *sp)
 	n := len(p.nodes)
+	ks := keys(p, &m.tokens, slices.Grow((*sp)[:0], 2*n))
 	// Beyond the keys: a root's flag, then whether one is below.
-	for len(ks) < 2*n {
-		ks = append(ks, 0)
-	}
-	below := ks[n : 2*n]
+	ks = ks[:2*n]
+	below := ks[n:]
 	clear(below)
+	ks = ks[:n]
+	nodes := p.nodes[:n]
 	for i := n - 1; i >= 0; i-- {
 		isRoot := m.roots.has(ks[i])
-		if par := p.nodes[i].parent; par >= 0 && (isRoot || below[i] != 0) {
+		if par := nodes[i].parent; par >= 0 && (isRoot || below[i] != 0) {
 			below[par] = 1
 		}
 		if isRoot && below[i] == 0 {
 			below[i] = 2 // the root: no root below
 		}
 	}
-	for i, nd := range p.nodes {
+	for i := range nodes {
 		v := uint64(outside)
-		if nd.parent >= 0 {
-			v = ks[nd.parent] // already a verdict: parents come first
+		if par := nodes[i].parent; par >= 0 {
+			v = ks[par] // already a verdict: parents come first
 		}
-		k := ks[i]
 		switch v {
 		case outside, repeats:
 			if below[i] == 2 {
 				v = content
-			} else if v == outside && m.templates.has(k) {
+			} else if v == outside && m.templates.has(ks[i]) {
 				v = repeats
 			}
 		case content:
-			if m.templates.has(k) {
+			if m.templates.has(ks[i]) {
 				v = inert
 			}
 		}
 		ks[i] = v
 	}
 	*sp = ks
-	return ks[:n]
+	return ks
 }
 
 // Known is how many of the page's blocks are in regions the model saw,

@@ -134,7 +134,11 @@ func (r *reader) run() {
 	src := r.src
 	i := 0
 	for i < len(src) {
-		j := bytes.IndexByte(src[i:], '<')
+		i = r.gap(i)
+		j := 0
+		if src[i] != '<' {
+			j = bytes.IndexByte(src[i:], '<')
+		}
 		if j < 0 {
 			r.addText(src[i:])
 			return
@@ -179,13 +183,32 @@ func (r *reader) run() {
 	}
 }
 
+// gap reads white space between two tags (a line break, an indent), the
+// commonest text of all, from i: a space between words, found without a
+// search. It returns where the next tag starts, or i when what follows
+// is not only white space before one.
+func (r *reader) gap(i int) int {
+	src := r.src
+	k := i
+	for k < len(src) && spaces[src[k]] {
+		k++
+	}
+	if k == i || k == len(src) || src[k] != '<' {
+		return i
+	}
+	if r.skip == 0 && r.foreign == 0 && !r.head {
+		r.space()
+	}
+	return k
+}
+
 // nameHash is a lower-case tag name's hash, for matching end tags and
 // finding the tag.
 func nameHash(name []byte) uint64 { return fnv(name) }
 
 func (r *reader) startTag(i int) int {
 	name, nh, i := r.tagName(i)
-	end, selfClosing := r.readAttrs(i)
+	end, selfClosing := r.attrsAt(i)
 	if end < 0 {
 		return len(r.src)
 	}
@@ -201,8 +224,10 @@ func (r *reader) startTag(i int) int {
 	if r.head && t.kind&kInHead == 0 {
 		r.closeHead()
 	}
-	r.implied(t)
-	hidden := r.at.hidden || r.ignored(name)
+	if impliesEnds[t.id] || r.openP > 0 && t.kind&kBlock != 0 {
+		r.implied(t)
+	}
+	hidden := r.at.hidden || len(r.opts.Ignore) > 0 && r.ignored(name)
 	switch {
 	case t.kind&kRaw != 0:
 		return r.rawText(name, t, end, hidden)
@@ -242,7 +267,7 @@ func (r *reader) startTag(i int) int {
 		r.push(f)
 		return end
 	}
-	isMain := !r.mainSeen && r.opts.Main.match(name, r.av(aID), r.av(aClass), r.av(aRole))
+	isMain := !r.mainSeen && r.opts.Main.src != "" && r.opts.Main.match(name, r.av(aID), r.av(aClass), r.av(aRole))
 	if (t.kind&kBlock != 0 || isMain) && r.skip == 0 {
 		r.openNode(t, name, isMain)
 		f.node = true
@@ -257,6 +282,15 @@ func (r *reader) startTag(i int) int {
 	r.push(f)
 	return end
 }
+
+// impliesEnds are the tag ids whose start tag may end elements besides
+// an open p (implied's cases): most tags skip the call.
+var impliesEnds = func() (t [256]bool) {
+	for _, id := range []uint8{tLi, tDt, tDd, tTr, tTd, tTh, tOption, tA, tH} {
+		t[id] = true
+	}
+	return t
+}()
 
 // implied ends elements the HTML parser ends before this one starts.
 func (r *reader) implied(t tagInfo) {
@@ -372,7 +406,7 @@ func (r *reader) closeHead() {
 
 func (r *reader) endTag(i int) int {
 	name, h, i := r.tagName(i)
-	end, _ := r.readAttrs(i)
+	end, _ := r.attrsAt(i)
 	if end < 0 {
 		return len(r.src)
 	}
@@ -386,7 +420,7 @@ func (r *reader) endTag(i int) int {
 		return end
 	case tP:
 		// "</p>" with no p open is an empty p: a boundary all the same.
-		r.flush()
+		r.endText()
 		r.ltext.space = true
 	}
 	for k := len(r.stack) - 1; k >= 0; k-- {
@@ -439,7 +473,7 @@ func (r *reader) push(f frame) {
 
 func (r *reader) pop() {
 	n := len(r.stack) - 1
-	f := r.stack[n]
+	f := &r.stack[n] // still there once the stack is shorter
 	r.stack = r.stack[:n]
 	if f.id == tP {
 		r.openP--
@@ -448,7 +482,7 @@ func (r *reader) pop() {
 		r.endLink()
 	}
 	if f.node {
-		r.flush()
+		r.endText()
 		r.ltext.space = true
 		r.cur = f.outer
 	}

@@ -56,6 +56,7 @@ const (
 type tagInfo struct {
 	id   uint8
 	kind uint8
+	sum  uint64 // sum of the name, for a node's role slot; 0 for an unknown name
 }
 
 var tags = map[string]tagInfo{}
@@ -85,7 +86,11 @@ func indexTags() {
 		h := fnv([]byte(name))
 		for i := h & 511; ; i = (i + 1) & 511 {
 			if tagTable[i].name == "" {
+				info.sum = sum([]byte(name))
 				tagTable[i].h, tagTable[i].name, tagTable[i].info = h, name, info
+				if len(name) == 1 {
+					oneLetter[name[0]] = info
+				}
 				break
 			}
 		}
@@ -111,10 +116,10 @@ func init() {
 		{"plaintext", tPlaintext, kRaw}, {"button", tButton, 0},
 	}
 	for _, t := range special {
-		tags[t.name] = tagInfo{t.id, t.kind}
+		tags[t.name] = tagInfo{id: t.id, kind: t.kind}
 	}
 	for _, h := range []string{"h1", "h2", "h3", "h4", "h5", "h6"} {
-		tags[h] = tagInfo{tH, kBlock}
+		tags[h] = tagInfo{id: tH, kind: kBlock}
 	}
 	id := tFirstPlain
 	for _, name := range []string{
@@ -127,40 +132,60 @@ func init() {
 		if name == "hr" {
 			k |= kVoid
 		}
-		tags[name] = tagInfo{id, k}
+		tags[name] = tagInfo{id: id, kind: k}
 		id++
 	}
 	for _, name := range []string{"area", "col", "embed", "input", "keygen", "param", "source", "track", "wbr"} {
-		tags[name] = tagInfo{0, kVoid}
+		tags[name] = tagInfo{id: 0, kind: kVoid}
 	}
 	for _, name := range []string{"link", "meta"} {
-		tags[name] = tagInfo{0, kVoid | kInHead}
+		tags[name] = tagInfo{id: 0, kind: kVoid | kInHead}
 	}
 	for _, name := range []string{"style", "noscript", "xmp", "iframe", "noembed", "noframes", "textarea"} {
 		k := uint8(kRaw)
 		if name != "xmp" && name != "textarea" && name != "iframe" && name != "noembed" && name != "noframes" {
 			k |= kInHead
 		}
-		tags[name] = tagInfo{0, k}
+		tags[name] = tagInfo{id: 0, kind: k}
 	}
 	// Subtrees that say nothing: a canvas, an object's fallback, a select's
 	// options (a form control's state, not the page's text).
 	for _, name := range []string{"canvas", "object", "select", "datalist", "audio", "video", "map"} {
-		tags[name] = tagInfo{0, kSkip}
+		tags[name] = tagInfo{id: 0, kind: kSkip}
 	}
 }
 
+// oneLetter are the tags of one-letter names (a, p), by their letter.
+var oneLetter [256]tagInfo
+
 // lookupTag finds a lower-case tag name whose fnv is h.
 func lookupTag(name []byte, h uint64) tagInfo {
+	if len(name) == 1 {
+		return oneLetter[name[0]]
+	}
 	for i := h & 511; ; i = (i + 1) & 511 {
 		e := &tagTable[i]
 		if e.name == "" {
 			return tagInfo{}
 		}
-		if e.h == h && e.name == string(name) {
+		if e.h == h && sameName(e.name, name) {
 			return e.info
 		}
 	}
+}
+
+// sameName is e.name == string(name), a byte at a time: names are a few
+// bytes, shorter than a call to compare memory.
+func sameName(a string, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // closesP: a start tag of a block-level element closes an open p, as the
