@@ -9,7 +9,8 @@
 // and hashes costs truth (an unchanged page rewritten since looks changed,
 // and its lastmod moves). So the store is written crash-safely: a full
 // build writes it whole, synced, in place of the old one; later publishes
-// append the directories they read, each block checksummed and synced
+// append the directories they read (or, for a directory the store holds,
+// the pages that differ: amend.go), each block checksummed and synced
 // before the sitemaps that show it are committed. A block cut short by a
 // crash, and whatever follows it, is not read: the pages it held are then
 // read again and taken as changed, never lost.
