@@ -49,6 +49,9 @@ type pageCache struct {
 	// tmpl is the template model the store's prints are made under
 	// (template.go).
 	tmpl *template
+	// stored is what the store holds of each directory, for appends
+	// (storebase.go).
+	stored storeBases
 }
 
 // compactAt is how much appends may add to a store, over its size as
@@ -148,6 +151,7 @@ func (ps *pageCache) newStore() *pagestore.Writer {
 		return nil
 	}
 	ps.tmpl.keepIn(w)
+	ps.startStore()
 	return w
 }
 
@@ -169,7 +173,7 @@ func (ps *pageCache) keepKnown(w *pagestore.Writer, group string, read map[strin
 			continue
 		}
 		if w != nil {
-			w.Add(d, l)
+			ps.addToStore(w, d, l)
 		}
 		if ps.mem != nil && !ps.mem.Remembers(group) {
 			if ps.held == nil {
@@ -207,9 +211,11 @@ func (ps *pageCache) knownOf(group string) map[string]*tree.Listing {
 func (ps *pageCache) commitStore(w *pagestore.Writer) {
 	ps.appendable = false
 	if err := w.Commit(); err != nil {
+		ps.storeCommitted(false)
 		ps.log.Warn("page store not written: "+ps.loss(), zap.String("path", ps.path), zap.Error(err))
 		return
 	}
+	ps.storeCommitted(true)
 	if st, err := os.Stat(ps.path); err == nil {
 		ps.appendable, ps.base, ps.size = true, st.Size(), st.Size()
 	}
@@ -225,16 +231,19 @@ func (ps *pageCache) appendRead(staged map[string]staging) {
 		return
 	}
 	var entries []pagestore.Entry
+	var forgotten []string
 	for _, dir := range slices.Sorted(maps.Keys(staged)) {
 		read := staged[dir].read
-		for _, d := range slices.Sorted(maps.Keys(read)) {
-			entries = append(entries, pagestore.Entry{Dir: d, Listing: read[d]})
+		entries = append(entries, ps.entries(slices.Sorted(maps.Keys(read)), func(d string) *tree.Listing { return read[d] })...)
+		if u := staged[dir].upd; u != nil {
+			forgotten = append(forgotten, u.Forget...)
 		}
 	}
 	if len(entries) == 0 {
 		return
 	}
 	size, err := pagestore.Append(ps.path, ps.keys, entries)
+	ps.appended(entries, forgotten, err == nil)
 	if err != nil {
 		ps.appendable = false
 		ps.log.Warn("page store not updated, until the next full build: "+ps.loss(), zap.String("path", ps.path), zap.Error(err))
@@ -270,7 +279,11 @@ func (ps *pageCache) compact() {
 		w.SetModel(m)
 	}
 	s.Each(w.Add)
+	bases := ps.stored.bases // the store written again holds what it held
 	ps.commitStore(w)
+	if ps.appendable {
+		ps.stored.bases = bases
+	}
 	ps.log.Debug("page store compacted", zap.Int64("bytes", ps.size), zap.Duration("took", time.Since(start)))
 }
 

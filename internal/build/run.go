@@ -120,6 +120,7 @@ func (e *Engine) abort(r *run) {
 	e.model.text.Discard()
 	if r.store != nil {
 		r.store.Abort()
+		e.pages.stored.pending = nil
 	}
 }
 
@@ -213,7 +214,7 @@ func (e *Engine) takeGroup(r *run, w *scan.Walk, g *scan.Group) {
 	r.temps = append(r.temps, g.Temps...)
 	if r.store != nil {
 		for d, l := range g.Listings {
-			r.store.Add(d, l)
+			e.pages.addToStore(r.store, d, l)
 		}
 	}
 	if g.Err != nil {

@@ -3,6 +3,7 @@ package pagestore
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
 
 	"github.com/sitemapd/sitemapd/internal/tree"
 )
@@ -38,6 +39,14 @@ func appendModelBlock(b []byte, model []byte) []byte {
 
 // appendBlock appends the block of a directory's listing to b.
 func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
+	p := appendListingPayload(nil, dir, l)
+	b = binary.AppendUvarint(b, uint64(len(p)))
+	b = append(b, p...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli))
+}
+
+// appendListingPayload appends the payload of a directory's listing to p.
+func appendListingPayload(p []byte, dir string, l *tree.Listing) []byte {
 	kept := l.Kept()
 	// Sized for pages without alternates or images, so that the block of
 	// a directory of 30,000 pages is not grown twenty times over.
@@ -51,7 +60,7 @@ func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 	if kept&tree.KeepPrints != 0 {
 		per += 16
 	}
-	p := make([]byte, 0, 32+len(dir)+l.NameBytes()+l.Len()*per)
+	p = slices.Grow(p, 32+len(dir)+l.NameBytes()+l.Len()*per)
 	p = append(p, byte(kept))
 	p = appendString(p, dir)
 	p = binary.AppendUvarint(p, uint64(l.Len()))
@@ -79,9 +88,7 @@ func appendBlock(b []byte, dir string, l *tree.Listing) []byte {
 		p = appendString(p, h.Images)
 		p = appendString(p, h.News)
 	})
-	b = binary.AppendUvarint(b, uint64(len(p)))
-	b = append(b, p...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli))
+	return p
 }
 
 // readBlock checks the block at off and returns its payload and where the

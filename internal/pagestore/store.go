@@ -9,7 +9,8 @@
 // and hashes costs truth (an unchanged page rewritten since looks changed,
 // and its lastmod moves). So the store is written crash-safely: a full
 // build writes it whole, synced, in place of the old one; later publishes
-// append the directories they read, each block checksummed and synced
+// append the directories they read (or, for a directory the store holds,
+// the pages that differ: amend.go), each block checksummed and synced
 // before the sitemaps that show it are committed. A block cut short by a
 // crash, and whatever follows it, is not read: the pages it held are then
 // read again and taken as changed, never lost.
@@ -72,12 +73,15 @@ func Exists(stateDir string) bool {
 // is, and under pages.head_dates the Heads key is another (headsKey), so
 // every page is read again once, its time and hash kept: the status
 // page's count of page dates is true from the first build after an
-// upgrade.
-const magic = "sitemapd pages 7\n"
+// upgrade. Version 8 may hold amend blocks (amend.go) after the full
+// block of a directory, and is the version written: a store of version 7
+// has none, and is read as it is.
+const magic = "sitemapd pages 8\n"
 
-// magicV6, magicV5, magicV4 and magicV3 start stores of versions 6 to 3,
-// the same length as magic.
+// magicV7 to magicV3 start stores of versions 7 to 3, the same length as
+// magic.
 const (
+	magicV7 = "sitemapd pages 7\n"
 	magicV6 = "sitemapd pages 6\n"
 	magicV5 = "sitemapd pages 5\n"
 	magicV4 = "sitemapd pages 4\n"
@@ -144,9 +148,13 @@ func headsKey(cfg *config.Config) []byte {
 // heap: a large site's store is some 40 bytes a page, and it is only
 // needed during the first build. A nil *Store holds nothing.
 type Store struct {
-	data      []byte // the file, mapped
-	version   version
-	spans     []span // each directory's last payload, sorted by directory
+	data    []byte // the file, mapped
+	version version
+	spans   []span // each directory's last full payload, sorted by directory
+	// amends are, by the offset of a directory's last full payload, the
+	// amend blocks' payloads after it, in order (amend.go): few, as the
+	// store is written whole again once appends have grown it enough.
+	amends    map[uint32][]span
 	headsLost bool   // written under other head rules: stamps are not returned
 	model     []byte // the template model the pages' prints were made under (Model)
 	// Torn is how many bytes at the end could not be read (a block cut
@@ -224,16 +232,51 @@ func Open(path string, keys Keys) (*Store, error) {
 		blocks = append(blocks, span{uint32(start), uint32(start + len(payload))})
 		off = next
 	}
-	// The last block of a directory is what is known of it: appends come
-	// after the full store they amend.
-	slices.SortStableFunc(blocks, func(a, b span) int { return bytes.Compare(s.dir(a), s.dir(b)) })
-	for i, b := range blocks {
-		if i+1 < len(blocks) && bytes.Equal(s.dir(blocks[i+1]), s.dir(b)) {
-			continue
-		}
-		s.spans = append(s.spans, b)
-	}
+	s.index(blocks)
 	return s, nil
+}
+
+// index keeps, of each directory's blocks (in the order of the file), the
+// last full one and the amend blocks after it: what is known of it, as
+// appends come after the full store they amend. A directory whose blocks
+// after the last full one are amends only is not known.
+func (s *Store) index(blocks []span) {
+	slices.SortStableFunc(blocks, func(a, b span) int { return bytes.Compare(s.dir(a), s.dir(b)) })
+	for i := 0; i < len(blocks); {
+		j := i + 1
+		for j < len(blocks) && bytes.Equal(s.dir(blocks[j]), s.dir(blocks[i])) {
+			j++
+		}
+		full := -1
+		for k := i; k < j; k++ {
+			if !isAmend(s.version, s.payload(blocks[k])) {
+				full = k
+			}
+		}
+		if full >= 0 {
+			s.spans = append(s.spans, blocks[full])
+			if full+1 < j {
+				if s.amends == nil {
+					s.amends = map[uint32][]span{}
+				}
+				s.amends[blocks[full].off] = blocks[full+1 : j]
+			}
+		}
+		i = j
+	}
+}
+
+// decode returns the listing of a directory's last full payload, amended
+// by the amend blocks after it.
+func (s *Store) decode(sp span) (*tree.Listing, error) {
+	l, err := decodeListing(s.payload(sp), s.version, s.headsLost)
+	for _, a := range s.amends[sp.off] {
+		if err != nil {
+			break
+		}
+		l, err = applyAmend(l, s.payload(a), s.version, s.headsLost)
+	}
+	return l, err
 }
 
 // checkHeader checks a store's header against keys, and returns its
@@ -243,6 +286,8 @@ func checkHeader(data []byte, keys Keys, headsLost *bool) (version, error) {
 	var v version
 	switch {
 	case bytes.HasPrefix(data, []byte(magic)):
+		v = 8
+	case bytes.HasPrefix(data, []byte(magicV7)):
 		v = 7
 	case bytes.HasPrefix(data, []byte(magicV6)):
 		v = 6
@@ -315,7 +360,7 @@ func (s *Store) Listing(dir string) *tree.Listing {
 	if !found {
 		return nil
 	}
-	l, err := decodeListing(s.payload(s.spans[i]), s.version, s.headsLost)
+	l, err := s.decode(s.spans[i])
 	if err != nil {
 		return nil // not known: its pages are read again
 	}
@@ -329,7 +374,7 @@ func (s *Store) Each(f func(dir string, l *tree.Listing)) {
 		return
 	}
 	for _, sp := range s.spans {
-		if l, err := decodeListing(s.payload(sp), s.version, s.headsLost); err == nil {
+		if l, err := s.decode(sp); err == nil {
 			f(string(s.dir(sp)), l)
 		}
 	}
@@ -337,7 +382,8 @@ func (s *Store) Each(f func(dir string, l *tree.Listing)) {
 
 // Layout: the magic line, the Times and Heads keys (SHA-256 each) and a
 // CRC-32C of those, then blocks (format.go), one per directory read, in
-// any order; a directory may have several, the last of which holds.
+// any order; a directory may have several, the last full one of which
+// holds, amended by the amend blocks after it (amend.go).
 //
 // Limits: a store is at most 4 GiB; it is mapped, so a file truncated by
 // another process while mapped would fault (sitemapd replaces it by

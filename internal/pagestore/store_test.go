@@ -143,11 +143,11 @@ func TestAppend(t *testing.T) {
 	writeStore(t, path, listings)
 	before, _ := os.ReadFile(path)
 	newer := tree.NewListing([]tree.Page{{Name: "a.html", Time: 9, Stamp: 99, Sum: 999}}, tree.KeepStamps|tree.KeepSums, nil, tree.DirID{})
-	size, err := Append(path, testKeys, []Entry{{"x/y", newer}, {"gone", tree.NewListing(nil, 0, nil, tree.DirID{})}})
+	size, err := Append(path, testKeys, []Entry{{Dir: "x/y", Listing: newer}, {Dir: "gone", Listing: tree.NewListing(nil, 0, nil, tree.DirID{})}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Append(path, Keys{}, []Entry{{"x/y", newer}}); err == nil {
+	if _, err := Append(path, Keys{}, []Entry{{Dir: "x/y", Listing: newer}}); err == nil {
 		t.Error("appended to a store of other keys")
 	}
 	full, _ := os.ReadFile(path)
@@ -277,13 +277,14 @@ func TestImagesRoundTrip(t *testing.T) {
 
 // TestReadsOlderVersions reads stores that earlier versions wrote: the
 // version before images (testdata/v3.pages.hex), the one before prints
-// (v4), the one before news articles (v5) and the one before pages'
-// Dated bit (v6): their pages, with no images, prints, articles or
-// page dates, under their keys; and
+// (v4), the one before news articles (v5), the one before pages'
+// Dated bit (v6) and the one before amend blocks (v7): their pages, with
+// no images, prints, articles or page dates (but v7's), under their keys;
+// and
 // their heads lost under other head rules (pages.images turned on), their
 // times and sums kept.
 func TestReadsOlderVersions(t *testing.T) {
-	for _, v := range []string{"v3", "v4", "v5", "v6"} {
+	for _, v := range []string{"v3", "v4", "v5", "v6", "v7"} {
 		t.Run(v, func(t *testing.T) { readsOlder(t, "testdata/"+v+".pages.hex") })
 	}
 }

@@ -82,7 +82,17 @@ func (w *Writer) Abort() { w.s.Abort() }
 type Entry struct {
 	Dir     string
 	Listing *tree.Listing
+	// Base is what the store holds of Dir, as last written (whole or
+	// appended), or nil: with it, only the pages of Listing that differ
+	// are appended (amend.go). A Base the store does not hold would have
+	// a restart know pages wrongly.
+	Base *tree.Listing
 }
+
+// Stored reports whether Append writes l: a listing that keeps nothing
+// (pages whose bytes are never read) is not worth a block, unless it is
+// empty (a directory emptied forgets what the store knew of it).
+func Stored(l *tree.Listing) bool { return l.Kept() != 0 || l.Len() == 0 }
 
 // Append adds listings to the store at path, written under keys, and
 // syncs them: when it returns, they survive a crash. It returns the
@@ -102,7 +112,11 @@ func Append(path string, keys Keys, entries []Entry) (int64, error) {
 	}
 	var b []byte
 	for _, e := range entries {
-		if e.Listing.Kept() != 0 || e.Listing.Len() == 0 {
+		if !Stored(e.Listing) {
+			continue
+		}
+		var amended bool
+		if b, amended = appendAmendBlock(b, e.Dir, e.Base, e.Listing); !amended {
 			b = appendBlock(b, e.Dir, e.Listing)
 		}
 	}

@@ -19,9 +19,12 @@ import (
 // (a state file is written alone: a filesystem-wide sync would wait for
 // every other writer), and every regular file in it is taken for
 // sitemapd's. Close releases it.
-func OpenState(dir string) (*Publisher, error) { return openStateSync(dir, SyncPerFile) }
+func OpenState(dir string) (*Publisher, error) { return OpenStateSync(dir, SyncPerFile) }
 
-func openStateSync(dir string, sync SyncMode) (*Publisher, error) {
+// OpenStateSync is OpenState with the files made durable as sync says:
+// SyncPerFile for files whose loss costs truth, SyncNone for one whose
+// loss costs only a picture (the status page's history).
+func OpenStateSync(dir string, sync SyncMode) (*Publisher, error) {
 	p, err := newPublisher(dir, Options{Mode: 0o600, Sync: sync})
 	if err != nil {
 		return nil, fmt.Errorf("open state directory: %w", err)
@@ -181,7 +184,7 @@ func (s *Stream) release() {
 // publish: a reader still finds the old file or the new one, but a crash
 // may lose the newest).
 func WriteState(path string, data []byte, sync SyncMode) error {
-	p, err := openStateSync(filepath.Dir(path), sync)
+	p, err := OpenStateSync(filepath.Dir(path), sync)
 	if err != nil {
 		return err
 	}

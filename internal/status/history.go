@@ -112,8 +112,13 @@ func Open(dir string, log *zap.Logger, opts ...Option) (*History, error) {
 		return nil, fmt.Errorf("open status history: create state directory: %w", err)
 	}
 	// Written as the notifier writes its ledger beside it (publish's state
-	// files): temp file, fsync, rename, directory fsync.
-	pub, err := publish.OpenState(dir)
+	// files: temp file, rename), but not synced: the daemon saves it at
+	// every publish, before it says the publish is done, and two fsyncs
+	// there (file and directory) are a change's latency on a busy disk
+	// (bench/README.md). A crash may lose its last records, or, at worst,
+	// leave a file that does not parse, moved aside for a fresh one: the
+	// charts lose counts, nothing else does.
+	pub, err := publish.OpenStateSync(dir, publish.SyncNone)
 	if err != nil {
 		return nil, fmt.Errorf("open status history: %w", err)
 	}
