@@ -86,8 +86,12 @@ func (n *Notifier) settle(ctx context.Context, ep *endpoint, res Result, loop bo
 		// A scheduled endpoint waits for its next turn anyway.
 		ep.t.hold = hold{until: ep.t.sched.Next(time.Now()), why: failing}
 	}
-	if loop && len(ep.owed) > 0 {
-		ep.owedLocked(time.Now())
+	if loop {
+		// The run served its window; what it left owed opens the next.
+		ep.t.window = time.Time{}
+		if len(ep.owed) > 0 {
+			ep.owedLocked(time.Now())
+		}
 	}
 	if was != ep.t.hold && (was.why == askedToWait || ep.t.hold.why == askedToWait) {
 		if err := n.saveLocked(); err != nil {

@@ -8,7 +8,12 @@ package ping
 // default) opens a window when a publish first owes it something; when
 // the delay has passed, one run sends all it is owed, the changes owed
 // during the window included, in POSTs of at most IndexNowBatch URLs.
-// Changes owed while that run goes open the next window. A scheduled
+// The window closes when that run ends: what it left owed (changes owed
+// while it went that it did not take, or a failure) opens the next. (It
+// closed when the run began, once: a change owed between that moment and
+// the run's read of what is owed went with the run, and left behind a
+// window open on nothing owed, which no later change would reopen, so
+// the endpoint's loop waited for nothing, for good.) A scheduled
 // endpoint (ping, or an IndexNow endpoint with a schedule of its own) is
 // sent at each turn of its cron schedule that finds something owed; a
 // turn that comes while its run goes is skipped.
@@ -168,11 +173,12 @@ func (n *Notifier) loop(ctx context.Context, ep *endpoint) {
 	}
 }
 
-// run sends what the endpoint is owed: the window and the turn it serves
-// close, so that what is owed meanwhile opens the next.
+// run sends what the endpoint is owed: the turn it serves closes now,
+// the window when it ends (settle), so that what is owed meanwhile and
+// not sent opens the next.
 func (n *Notifier) run(ctx context.Context, ep *endpoint) {
 	n.mu.Lock()
-	ep.t.window, ep.t.pending, ep.t.running = time.Time{}, time.Time{}, true
+	ep.t.pending, ep.t.running = time.Time{}, true
 	n.mu.Unlock()
 	res := n.sendRecovered(ctx, ep)
 	n.settle(ctx, ep, res, true)
