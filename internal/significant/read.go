@@ -202,9 +202,22 @@ func (r *reader) gap(i int) int {
 	return k
 }
 
-// nameHash is a lower-case tag name's hash, for matching end tags and
-// finding the tag.
-func nameHash(name []byte) uint64 { return fnv(name) }
+// nameHash is a lower-case tag name's key, for matching end tags and
+// finding the tag: a name of up to eight bytes is its bytes, packed
+// (it starts with a letter: no two such names have the same key), and
+// a longer one's is its hash with the top bit set (a packed name's is
+// clear). Packing is no multiply a byte, and a known name's key is
+// found in the tag table without comparing names.
+func nameHash(name []byte) uint64 {
+	if len(name) <= 8 {
+		var h uint64
+		for _, c := range name {
+			h = h<<8 | uint64(c)
+		}
+		return h
+	}
+	return fnv(name) | 1<<63
+}
 
 func (r *reader) startTag(i int) int {
 	name, nh, i := r.tagName(i)
