@@ -40,6 +40,7 @@ type reader struct {
 	openP   int   // open p frames on the stack
 
 	text, ltext textBuf // the current text run, the current link's text
+	view        []byte  // the current text run when it is bytes of the page (addMain)
 	sbuf        textBuf // scratch: a title, an alt text
 	link        int     // the open link's frame index, -1 for none
 	linkNode    int32
@@ -124,6 +125,7 @@ func (r *reader) reset(src []byte, opts *Options, p *Page) {
 	r.stack = r.stack[:0]
 	r.cur, r.skip, r.foreign, r.head, r.openP = -1, 0, 0, false, 0
 	r.text.reset()
+	r.view = nil
 	r.ltext.reset()
 	r.link = -1
 	r.titleSeen, r.mainSeen = false, false
