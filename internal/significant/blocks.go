@@ -151,15 +151,38 @@ func (r *reader) addText(s []byte) {
 		}
 		r.closeHead()
 	}
+	s0 := s // nil when s is decoded, in r.dec
 	if bytes.IndexByte(s, '&') >= 0 {
 		r.dec = appendUnescape(r.dec[:0], s)
-		s = r.dec
+		s, s0 = r.dec, nil
 	}
 	if r.link >= 0 {
 		r.ltext.add(s)
 	} else {
-		r.text.add(s)
+		r.addMain(s, s0)
 	}
+}
+
+// addMain adds s to the current run. A run that starts with s, of the
+// page's bytes (s0) as they are, is those bytes (r.view), not a copy: a
+// <p>'s text is most often one such piece. A second piece copies it.
+func (r *reader) addMain(s, s0 []byte) {
+	if r.view != nil {
+		r.text.b = append(r.text.b[:0], r.view...)
+		r.view = nil
+	} else if len(r.text.b) == 0 && s0 != nil && plain[s[0]] && copyRun(s, 1) == len(s) {
+		r.view, r.text.space = s, false
+		return
+	}
+	r.text.add(s)
+}
+
+// runText is the current run's text: r.view or r.text's.
+func (r *reader) runText() []byte {
+	if r.view != nil {
+		return r.view
+	}
+	return r.text.b
 }
 
 // space is a line break: a space between words.
@@ -173,19 +196,20 @@ func (r *reader) space() {
 
 // flush ends the current text run: a block of the current node.
 func (r *reader) flush() {
-	if len(r.text.b) > 0 && r.skip == 0 {
-		r.emit(kText, sum(r.text.b), len(r.text.b))
+	if b := r.runText(); len(b) > 0 && r.skip == 0 {
+		r.emit(kText, sum(b), len(b))
 		if r.opts.trace != nil {
-			r.opts.trace(kText, r.cur, string(r.text.b))
+			r.opts.trace(kText, r.cur, string(b))
 		}
 	}
 	r.text.reset()
+	r.view = nil
 }
 
 // endText is flush, with no call when there is no text: a run of none
 // only forgets a space before it.
 func (r *reader) endText() {
-	if len(r.text.b) > 0 {
+	if len(r.text.b) > 0 || r.view != nil {
 		r.flush()
 		return
 	}
@@ -222,7 +246,7 @@ func (r *reader) ignored(name []byte) bool {
 // openNode starts a region: its signature's parts (tag, role, class and
 // id tokens but state classes) and the flags it inherits and adds.
 func (r *reader) openNode(t tagInfo, name []byte, isMain bool) {
-	if len(r.text.b) > 0 {
+	if len(r.text.b) > 0 || r.view != nil {
 		r.flush()
 	}
 	r.ltext.space = true // a block inside a link: its lines are words apart

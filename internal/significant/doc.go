@@ -132,15 +132,18 @@
 // both for a caller that keeps only the Print (a build): it reads into
 // a Page used again. Text, most of a page of prose, is checked sixteen
 // bytes at a time where it is ASCII and needs no collapsing, and white
-// space between two tags is a space without a search; a tag's
-// attributes are kept by a bit set, not cleared; JSON-LD is hashed by a
-// reader of its own (jsonfast.go: each value read once, wherever it is
-// nested), encoding/json reading what that one does not (a \u escape,
-// invalid UTF-8, a duplicate key, an error), for the same hash. Read and
-// ReadPrint are safe for concurrent use; a Model is immutable and safe
-// for concurrent Print. TestPrintsStable and TestPrintsStableMutated
-// hold the Pages and Prints of real pages, and of thousands of mutated
-// ones, to those recorded before the reader was made faster: a page
-// store's prints stay valid. TestTagAgainstTokenizer and TestCopyRun
-// hold the fast paths to x/net/html's tokenizer and to the byte rules.
+// space between two tags is a space without a search; a run of text that
+// is one piece of the page as it is (most paragraphs) is hashed where it
+// is, not copied; a tag name of up to eight bytes is its own key, packed,
+// not hashed; a tag's attributes are kept by a bit set, not cleared;
+// JSON-LD is hashed by a reader of its own (jsonfast.go: each value read
+// once, wherever it is nested), encoding/json reading what that one does
+// not (a \u escape, invalid UTF-8, a duplicate key, an error), for the
+// same hash. Read and ReadPrint are safe for concurrent use; a Model is
+// immutable and safe for concurrent Print. TestPrintsStable and
+// TestPrintsStableMutated hold the Pages and Prints of real pages, and
+// of thousands of mutated ones, to those recorded before the reader was
+// made faster: a page store's prints stay valid. TestTagAgainstTokenizer
+// and TestCopyRun hold the fast paths to x/net/html's tokenizer and to
+// the byte rules.
 package significant

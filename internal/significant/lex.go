@@ -94,8 +94,8 @@ func trimSpace(b []byte) []byte {
 }
 
 // tagName reads a tag's name from i, lower case (in r.lowName when it fits,
-// else a hash-only name), and returns it, its hash (nameHash) and where
-// it ends: the name's end found first, then its bytes lowered and hashed
+// else a hash-only name), and returns it, its key (nameHash) and where
+// it ends: the name's end found first, then its bytes lowered and packed
 // in one tight loop.
 func (r *reader) tagName(i int) ([]byte, uint64, int) {
 	src := r.src
@@ -103,7 +103,7 @@ func (r *reader) tagName(i int) ([]byte, uint64, int) {
 		// One letter (p, a, b, i…), the most common names.
 		c := lower[src[i]]
 		r.lowName[0] = c
-		return r.lowName[:1], (fnvOffset ^ uint64(c)) * fnvPrime, i + 1
+		return r.lowName[:1], uint64(c), i + 1
 	}
 	j := i
 	for j < len(src) && !nameEnd[src[j]] {
@@ -115,14 +115,17 @@ func (r *reader) tagName(i int) ([]byte, uint64, int) {
 		// the lower-case bytes (bytes.ToLower's, Unicode's, as before),
 		// matches its end tag all the same.
 		low := bytes.ToLower(name)
-		return low, fnv(low), j
+		return low, nameHash(low), j
 	}
 	low := r.lowName[:len(name)]
-	h := uint64(fnvOffset)
+	var h uint64
 	for k, c := range name {
 		c = lower[c]
 		low[k] = c
-		h = (h ^ uint64(c)) * fnvPrime
+		h = h<<8 | uint64(c)
+	}
+	if len(name) > 8 {
+		h = nameHash(low)
 	}
 	return low, h, j
 }

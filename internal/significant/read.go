@@ -40,6 +40,7 @@ type reader struct {
 	openP   int   // open p frames on the stack
 
 	text, ltext textBuf // the current text run, the current link's text
+	view        []byte  // the current text run when it is bytes of the page (addMain)
 	sbuf        textBuf // scratch: a title, an alt text
 	link        int     // the open link's frame index, -1 for none
 	linkNode    int32
@@ -124,6 +125,7 @@ func (r *reader) reset(src []byte, opts *Options, p *Page) {
 	r.stack = r.stack[:0]
 	r.cur, r.skip, r.foreign, r.head, r.openP = -1, 0, 0, false, 0
 	r.text.reset()
+	r.view = nil
 	r.ltext.reset()
 	r.link = -1
 	r.titleSeen, r.mainSeen = false, false
@@ -202,9 +204,22 @@ func (r *reader) gap(i int) int {
 	return k
 }
 
-// nameHash is a lower-case tag name's hash, for matching end tags and
-// finding the tag.
-func nameHash(name []byte) uint64 { return fnv(name) }
+// nameHash is a lower-case tag name's key, for matching end tags and
+// finding the tag: a name of up to eight bytes is its bytes, packed
+// (it starts with a letter: no two such names have the same key), and
+// a longer one's is its hash with the top bit set (a packed name's is
+// clear). Packing is no multiply a byte, and a known name's key is
+// found in the tag table without comparing names.
+func nameHash(name []byte) uint64 {
+	if len(name) <= 8 {
+		var h uint64
+		for _, c := range name {
+			h = h<<8 | uint64(c)
+		}
+		return h
+	}
+	return fnv(name) | 1<<63
+}
 
 func (r *reader) startTag(i int) int {
 	name, nh, i := r.tagName(i)

@@ -61,8 +61,8 @@ type tagInfo struct {
 
 var tags = map[string]tagInfo{}
 
-// tagTable is tags by fnv(name), for lookups without hashing a string
-// twice: the reader hashes each name once, to match end tags too.
+// tagTable is tags by nameHash(name), for lookups without hashing a
+// string twice: the reader keys each name once, to match end tags too.
 var tagTable [512]struct {
 	h    uint64
 	name string
@@ -78,13 +78,13 @@ func fnv(b []byte) uint64 {
 	return h
 }
 
-// FNV-1a's constants (tagName hashes as it reads).
+// FNV-1a's constants (nameHash of a name longer than eight bytes).
 const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
 
 func indexTags() {
 	for name, info := range tags {
-		h := fnv([]byte(name))
-		for i := h & 511; ; i = (i + 1) & 511 {
+		h := nameHash([]byte(name))
+		for i := tagSlot(h); ; i = (i + 1) & 511 {
 			if tagTable[i].name == "" {
 				info.sum = sum([]byte(name))
 				tagTable[i].h, tagTable[i].name, tagTable[i].info = h, name, info
@@ -158,17 +158,22 @@ func init() {
 // oneLetter are the tags of one-letter names (a, p), by their letter.
 var oneLetter [256]tagInfo
 
-// lookupTag finds a lower-case tag name whose fnv is h.
+// tagSlot is where a key's search in tagTable starts: a packed name's
+// low bits are its last letter's, too few apart to index by.
+func tagSlot(h uint64) uint64 { return (h * 0x9E3779B97F4A7C15) >> 55 }
+
+// lookupTag finds a lower-case tag name whose nameHash is h. A packed
+// key is the name: only a hashed one needs the names compared.
 func lookupTag(name []byte, h uint64) tagInfo {
 	if len(name) == 1 {
 		return oneLetter[name[0]]
 	}
-	for i := h & 511; ; i = (i + 1) & 511 {
+	for i := tagSlot(h); ; i = (i + 1) & 511 {
 		e := &tagTable[i]
 		if e.name == "" {
 			return tagInfo{}
 		}
-		if e.h == h && sameName(e.name, name) {
+		if e.h == h && (h>>63 == 0 || sameName(e.name, name)) {
 			return e.info
 		}
 	}
