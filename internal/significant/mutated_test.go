@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -54,25 +51,7 @@ func TestPrintsStableMutated(t *testing.T) {
 			d.Reset()
 		}
 	}
-	golden := filepath.Join("testdata", "prints-mutated.golden")
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gl, wl := strings.Split(out.String(), "\n"), strings.Split(string(want), "\n")
-	for i := range min(len(gl), len(wl)) {
-		if gl[i] != wl[i] {
-			t.Errorf("got  %s\nwant %s", gl[i], wl[i])
-		}
-	}
-	if len(gl) != len(wl) {
-		t.Errorf("%d lines, want %d", len(gl), len(wl))
-	}
+	checkGolden(t, "prints-mutated.golden", out.String())
 }
 
 // mutatedPages are TestPrintsStableMutated's pages: each real page as it

@@ -69,9 +69,16 @@ func TestPrintsStable(t *testing.T) {
 			fmt.Fprintf(&out, "%d %s page=%016x none=%x model=%x\n", i, k, pageDigest(p), none.Print(p).Bytes(), model.Print(p).Bytes())
 		}
 	}
-	golden := filepath.Join("testdata", "prints.golden")
+	checkGolden(t, "prints.golden", out.String())
+}
+
+// checkGolden compares got with testdata/name line by line (-update
+// writes it first).
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,16 +86,14 @@ func TestPrintsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Errorf("got  %s\nwant %s", gl[i], wl[i])
-			}
+	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			t.Errorf("%s: got  %s\nwant %s", name, gl[i], wl[i])
 		}
-		if len(gl) != len(wl) {
-			t.Errorf("%d lines, want %d", len(gl), len(wl))
-		}
+	}
+	if len(gl) != len(wl) {
+		t.Errorf("%s: %d lines, want %d", name, len(gl), len(wl))
 	}
 }
 
