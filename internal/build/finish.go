@@ -58,6 +58,9 @@ func (e *Engine) finish(r *run) (*Report, error) {
 		// deploy half done) is over.
 		e.model.refused = nil
 	}
+	if r.full {
+		e.pages.repack()
+	}
 	r.rep.Duration = e.opts.now().Sub(r.start)
 	return r.rep, errors.Join(r.errs...)
 }

@@ -1,0 +1,34 @@
+package build
+
+import "github.com/sitemapd/sitemapd/internal/tree"
+
+// repack packs the daemon's memory anew (tree.Memory.Repack) once a full
+// build has committed: its listings were made amid the walk's garbage and
+// sit scattered over spans that, the garbage gone, cannot be given back
+// (the daemon's memory at rest, issue 22). Only after a full build (the
+// first, the page prints build, a rescan): a change's publish reads a few
+// directories and pays nothing for this. The page store's bases
+// (storebase.go), held by pointer, follow their listings to the copies.
+func (ps *pageCache) repack() {
+	mem := ps.mem
+	if mem == nil {
+		return
+	}
+	// A map anew, under the copies' paths: an entry set again keeps its
+	// old key, and the key its span.
+	bases := ps.stored.bases
+	moved := make(map[string]*tree.Listing, len(bases))
+	mem.Repack(func(dir string, was, now *tree.Listing) {
+		if l, ok := bases[dir]; ok && l == was {
+			moved[dir] = now
+		}
+	})
+	for d, l := range bases {
+		if _, ok := moved[d]; !ok {
+			moved[d] = l // a group memory does not hold (pagestate.go's held)
+		}
+	}
+	if bases != nil {
+		ps.stored.bases = moved
+	}
+}
