@@ -2,7 +2,6 @@ package build
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,14 +19,9 @@ import (
 // its page's new lastmod and no other, appended as an amend (a few
 // hundred bytes, not the directory's listing).
 func TestRepackAfterFullBuild(t *testing.T) {
-	root := site(t, "index.html")
 	const n = 2000
-	name := func(i int) string { return filepath.Join(root, "big", fmt.Sprintf("page-%05d.html", i)) }
-	for i := range n {
-		mustWrite(t, name(i), defaultMTime)
-	}
-	state := t.TempDir()
-	cfg := loadConfig(t, baseConfig, root, "state_dir: "+state+"\n")
+	b := newBigDir(t, n)
+	root, state, name, cfg := b.root, b.state, b.page, b.cfg
 	e, _ := newEngine(t, cfg, WithChanges(), WithDeferredPrints())
 	mustBuild(t, e)
 	mustBuild(t, e) // the page prints build

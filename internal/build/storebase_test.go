@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitemapd/sitemapd/internal/config"
 	"github.com/sitemapd/sitemapd/internal/pagestore"
 )
 
@@ -18,14 +19,9 @@ import (
 // knows from the store every page as the daemon published it: its build
 // writes nothing, and a rewrite of the same bytes is no change.
 func TestPageStoreAmends(t *testing.T) {
-	root := site(t, "index.html")
 	const n = 3000
-	name := func(i int) string { return filepath.Join(root, "big", fmt.Sprintf("page-%05d.html", i)) }
-	for i := range n {
-		mustWrite(t, name(i), defaultMTime)
-	}
-	state := t.TempDir()
-	cfg := loadConfig(t, baseConfig, root, "state_dir: "+state+"\n")
+	b := newBigDir(t, n)
+	root, state, name, cfg := b.root, b.state, b.page, b.cfg
 	e, _ := newEngine(t, cfg, WithChanges())
 	mustBuild(t, e)
 	store := filepath.Join(state, pagestore.Name)
@@ -74,4 +70,25 @@ func TestPageStoreAmends(t *testing.T) {
 	if rep := mustBuild(t, again); len(rep.Written) != 0 {
 		t.Errorf("a rewrite of the same bytes of pages known from amends wrote %v", rep.Written)
 	}
+}
+
+// bigDir is a site of index.html and pages in one directory, big/, with
+// a state directory: a large directory's change, for the page store.
+type bigDir struct {
+	root, state string
+	cfg         *config.Config
+}
+
+func newBigDir(t *testing.T, n int) *bigDir {
+	b := &bigDir{root: site(t, "index.html"), state: t.TempDir()}
+	for i := range n {
+		mustWrite(t, b.page(i), defaultMTime)
+	}
+	b.cfg = loadConfig(t, baseConfig, b.root, "state_dir: "+b.state+"\n")
+	return b
+}
+
+// page is the path of page i.
+func (b *bigDir) page(i int) string {
+	return filepath.Join(b.root, "big", fmt.Sprintf("page-%05d.html", i))
 }
