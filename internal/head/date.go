@@ -225,97 +225,21 @@ var errNotDate = errors.New("is not a W3C date")
 // 23. An instant that is not in years 0000 to 9999 in UTC is refused. The
 // value is trimmed of white space first. It allocates nothing.
 func parseDate(s string) (time.Time, error) {
-	s = strings.Trim(s, htmlSpace)
-	num := func(s string) (int, bool) {
-		n := 0
-		for i := 0; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, false
-			}
-			n = n*10 + int(s[i]-'0')
-		}
-		return n, len(s) > 0
+	d := dateText(strings.Trim(s, htmlSpace))
+	year, month, day, err := d.calendar()
+	if err != nil {
+		return time.Time{}, err
 	}
-	field := func(i, n, lo, hi int) (int, bool) {
-		if len(s) < i+n {
-			return 0, false
-		}
-		v, ok := num(s[i : i+n])
-		return v, ok && lo <= v && v <= hi
-	}
-	year, ok := field(0, 4, 0, 9999)
-	if !ok {
-		return time.Time{}, errNotDate
-	}
-	if len(s) == 4 {
-		return time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC), nil
-	}
-	month, ok := field(5, 2, 1, 12)
-	if !ok || s[4] != '-' {
-		return time.Time{}, errNotDate
-	}
-	if len(s) == 7 {
-		return time.Date(year, time.Month(month), 1, 0, 0, 0, 0, time.UTC), nil
-	}
-	// The last day of the month: the day before the first of the next.
-	days := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-	day, ok := field(8, 2, 1, days)
-	if !ok || s[7] != '-' {
-		return time.Time{}, errNotDate
-	}
-	if len(s) == 10 {
+	if len(d) <= 10 {
 		return time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), nil
 	}
-	hour, ok1 := field(11, 2, 0, 23)
-	minute, ok2 := field(14, 2, 0, 59)
-	if !ok1 || !ok2 || s[10] != 'T' || s[13] != ':' {
-		return time.Time{}, errNotDate
+	hour, minute, sec, nsec, rest, err := d.clock()
+	if err != nil {
+		return time.Time{}, err
 	}
-	rest := s[16:]
-	var sec, nsec int
-	if len(rest) > 0 && rest[0] == ':' {
-		if sec, ok = field(17, 2, 0, 59); !ok {
-			return time.Time{}, errNotDate
-		}
-		rest = rest[3:]
-		if len(rest) > 0 && rest[0] == '.' {
-			i := 1
-			for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
-				if i <= 9 {
-					nsec = nsec*10 + int(rest[i]-'0')
-				}
-				i++
-			}
-			if i == 1 {
-				return time.Time{}, errNotDate
-			}
-			for d := min(i-1, 9); d < 9; d++ {
-				nsec *= 10
-			}
-			rest = rest[i:]
-		}
-	}
-	var offset int // seconds east of UTC
-	switch {
-	case rest == "":
-		return time.Time{}, errNoZone
-	case rest == "Z":
-	case len(rest) == 6 && rest[3] == ':' || len(rest) == 5:
-		if rest[0] != '+' && rest[0] != '-' {
-			return time.Time{}, errNotDate
-		}
-		mm := rest[len(rest)-2:]
-		h, ok1 := num(rest[1:3])
-		m, ok2 := num(mm)
-		if !ok1 || !ok2 || h > 23 || m > 59 {
-			return time.Time{}, errNotDate
-		}
-		offset = (h*60 + m) * 60
-		if rest[0] == '-' {
-			offset = -offset
-		}
-	default:
-		return time.Time{}, errNotDate
+	offset, err := zoneOffset(rest)
+	if err != nil {
+		return time.Time{}, err
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
 	t = t.Add(-time.Duration(offset) * time.Second)
@@ -326,4 +250,116 @@ func parseDate(s string) (time.Time, error) {
 		return time.Time{}, errNotDate
 	}
 	return t, nil
+}
+
+// dateText is a W3C Datetime being read: its fields are at fixed offsets.
+type dateText string
+
+// digits is s's decimal value, if s is digits and not empty.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, len(s) > 0
+}
+
+// field is the n-digit number at i, if it is there and within lo..hi.
+func (d dateText) field(i, n, lo, hi int) (int, bool) {
+	if len(d) < i+n {
+		return 0, false
+	}
+	v, ok := digits(string(d[i : i+n]))
+	return v, ok && lo <= v && v <= hi
+}
+
+// calendar reads the date's YYYY, YYYY-MM or YYYY-MM-DD (a month or day
+// left out is the first).
+func (d dateText) calendar() (year, month, day int, err error) {
+	year, ok := d.field(0, 4, 0, 9999)
+	if !ok {
+		return 0, 0, 0, errNotDate
+	}
+	if len(d) == 4 {
+		return year, 1, 1, nil
+	}
+	if month, ok = d.field(5, 2, 1, 12); !ok || d[4] != '-' {
+		return 0, 0, 0, errNotDate
+	}
+	if len(d) == 7 {
+		return year, month, 1, nil
+	}
+	// The last day of the month: the day before the first of the next.
+	days := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	if day, ok = d.field(8, 2, 1, days); !ok || d[7] != '-' {
+		return 0, 0, 0, errNotDate
+	}
+	return year, month, day, nil
+}
+
+// clock reads the time of day after a full date: Thh:mm, then :ss and a
+// fraction (any number of digits, truncated past nanoseconds) if there;
+// rest is what follows (the zone).
+func (d dateText) clock() (hour, minute, sec, nsec int, rest string, err error) {
+	hour, ok1 := d.field(11, 2, 0, 23)
+	minute, ok2 := d.field(14, 2, 0, 59)
+	if !ok1 || !ok2 || d[10] != 'T' || d[13] != ':' {
+		return 0, 0, 0, 0, "", errNotDate
+	}
+	rest = string(d[16:])
+	if len(rest) == 0 || rest[0] != ':' {
+		return hour, minute, 0, 0, rest, nil
+	}
+	var ok bool
+	if sec, ok = d.field(17, 2, 0, 59); !ok {
+		return 0, 0, 0, 0, "", errNotDate
+	}
+	rest = rest[3:]
+	if len(rest) == 0 || rest[0] != '.' {
+		return hour, minute, sec, 0, rest, nil
+	}
+	i := 1
+	for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
+		if i <= 9 {
+			nsec = nsec*10 + int(rest[i]-'0')
+		}
+		i++
+	}
+	if i == 1 {
+		return 0, 0, 0, 0, "", errNotDate
+	}
+	for n := min(i-1, 9); n < 9; n++ {
+		nsec *= 10
+	}
+	return hour, minute, sec, nsec, rest[i:], nil
+}
+
+// zoneOffset reads a time's zone, Z, ±hh:mm or ±hhmm, as seconds east
+// of UTC.
+func zoneOffset(zone string) (int, error) {
+	switch {
+	case zone == "":
+		return 0, errNoZone
+	case zone == "Z":
+		return 0, nil
+	case len(zone) == 6 && zone[3] == ':' || len(zone) == 5:
+	default:
+		return 0, errNotDate
+	}
+	if zone[0] != '+' && zone[0] != '-' {
+		return 0, errNotDate
+	}
+	h, ok1 := digits(zone[1:3])
+	m, ok2 := digits(zone[len(zone)-2:])
+	if !ok1 || !ok2 || h > 23 || m > 59 {
+		return 0, errNotDate
+	}
+	offset := (h*60 + m) * 60
+	if zone[0] == '-' {
+		offset = -offset
+	}
+	return offset, nil
 }
