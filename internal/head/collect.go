@@ -131,26 +131,7 @@ func (c *collected) jsonLDLater(src []byte) {
 // the links and the redirect against the page's URL, pageURL, or the
 // head's base URL.
 func (c *collected) finish(pageURL string) (Info, error) {
-	// The modification date, from the metas if one is usable.
-	for i, v := range c.props[:nDateMetas] {
-		if v != "" && c.info.setModified(metaProps[i], v) {
-			break
-		}
-	}
-	for _, src := range c.ldLater {
-		// A script that does not name NewsArticle has no news node
-		// (isNewsNode): once a meta gave the date, it has nothing to say.
-		if c.info.Modified.IsZero() || mentionsNews(src) {
-			c.ld, _ = readLD(src, c.ld) // JSON: no error
-		}
-	}
-	// JSON-LD nodes that name a page have to be matched with this one.
-	firstDated := slices.IndexFunc(c.ld, func(n ldNode) bool { return n.dated })
-	wantDate := c.info.Modified.IsZero() && firstDated >= 0
-	ldMatch := wantDate && slices.ContainsFunc(c.ld, func(n ldNode) bool { return n.dated && len(n.ids) > 0 })
-	if wantDate && !ldMatch {
-		c.ld[firstDated].setModified(&c.info)
-	}
+	firstDated, ldMatch := c.dateModified()
 	newsMatch := slices.ContainsFunc(c.ld, func(n ldNode) bool { return n.news && len(n.ids) > 0 })
 
 	if !c.hasBase && len(c.canon) == 0 && len(c.alts) == 0 && !c.toRedirect && !ldMatch && !newsMatch {
@@ -161,15 +142,7 @@ func (c *collected) finish(pageURL string) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("page URL %q: %w", pageURL, err)
 	}
-	page := doc
-	if c.hasBase {
-		// The document's base URL: relative links resolve against it.
-		if b, err := resolve(page, c.base); err == nil {
-			page = b
-		} else {
-			c.info.Problems = append(c.info.Problems, fmt.Sprintf("<base href=%q> ignored: %v", c.base, err))
-		}
-	}
+	page := c.baseURL(doc)
 	// Whether a JSON-LD node is about this page: its "url" or "@id"
 	// names it. The document's base URL is JSON-LD's base.
 	names := func(m ldNode) bool {
@@ -190,17 +163,72 @@ func (c *collected) finish(pageURL string) (Info, error) {
 		n.setModified(&c.info)
 	}
 	c.article(c.newsNode(names))
-	if c.toRedirect && clean(c.redirect) != "" { // an empty URL is the page itself
-		against := doc
-		if c.afterBase {
-			against = page
-		}
-		if u, err := resolve(against, c.redirect); err != nil {
-			c.info.Problems = append(c.info.Problems, fmt.Sprintf("meta refresh to %q ignored: %v", c.redirect, err))
-		} else if !samePage(u, doc) {
-			c.info.Redirect = u.String()
+	c.redirectTarget(doc, page)
+	c.resolveLinks(page)
+	return c.info, nil
+}
+
+// dateModified sets the page's modification date from its metas, or from
+// its JSON-LD when only one node could be meant. Otherwise, when JSON-LD
+// nodes that name a page have a date, ldMatch says the one about this
+// page is still to be found (its URL is needed); firstDated is the first
+// dated node, or -1.
+func (c *collected) dateModified() (firstDated int, ldMatch bool) {
+	for i, v := range c.props[:nDateMetas] {
+		if v != "" && c.info.setModified(metaProps[i], v) {
+			break
 		}
 	}
+	for _, src := range c.ldLater {
+		// A script that does not name NewsArticle has no news node
+		// (isNewsNode): once a meta gave the date, it has nothing to say.
+		if c.info.Modified.IsZero() || mentionsNews(src) {
+			c.ld, _ = readLD(src, c.ld) // JSON: no error
+		}
+	}
+	firstDated = slices.IndexFunc(c.ld, func(n ldNode) bool { return n.dated })
+	wantDate := c.info.Modified.IsZero() && firstDated >= 0
+	ldMatch = wantDate && slices.ContainsFunc(c.ld, func(n ldNode) bool { return n.dated && len(n.ids) > 0 })
+	if wantDate && !ldMatch {
+		c.ld[firstDated].setModified(&c.info)
+	}
+	return firstDated, ldMatch
+}
+
+// baseURL is the document's base URL: the page's own (doc), or its
+// <base href> resolved against it. Relative links resolve against it.
+func (c *collected) baseURL(doc *url.URL) *url.URL {
+	if !c.hasBase {
+		return doc
+	}
+	b, err := resolve(doc, c.base)
+	if err != nil {
+		c.info.Problems = append(c.info.Problems, fmt.Sprintf("<base href=%q> ignored: %v", c.base, err))
+		return doc
+	}
+	return b
+}
+
+// redirectTarget sets the page's meta refresh target, resolved against
+// the page (doc) or, for a refresh after <base>, the base URL (page).
+func (c *collected) redirectTarget(doc, page *url.URL) {
+	if !c.toRedirect || clean(c.redirect) == "" { // an empty URL is the page itself
+		return
+	}
+	against := doc
+	if c.afterBase {
+		against = page
+	}
+	if u, err := resolve(against, c.redirect); err != nil {
+		c.info.Problems = append(c.info.Problems, fmt.Sprintf("meta refresh to %q ignored: %v", c.redirect, err))
+	} else if !samePage(u, doc) {
+		c.info.Redirect = u.String()
+	}
+}
+
+// resolveLinks sets the page's canonicals and hreflang alternates,
+// resolved against its base URL (page), without repeats.
+func (c *collected) resolveLinks(page *url.URL) {
 	// A page's canonical is often one of its alternates too: each href
 	// is resolved once.
 	links := linkResolver{page: page}
@@ -229,7 +257,6 @@ func (c *collected) finish(pageURL string) (Info, error) {
 			c.info.Alternates = append(c.info.Alternates, alt)
 		}
 	}
-	return c.info, nil
 }
 
 // linkResolver resolves links against a page's base URL, each href once.
