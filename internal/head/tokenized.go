@@ -15,97 +15,118 @@ import (
 // read itself. Its results are those of Read.
 func readTokenized(r io.Reader, pageURL string) (Info, error) {
 	lr := &io.LimitedReader{R: r, N: Limit}
-	z := html.NewTokenizer(lr)
-	var (
-		c        collected
-		raw      bool   // the next text token is a raw text element's content
-		rawTag   string // that element
-		template int    // depth of <template>, whose content is inert
-		started  bool   // a token other than white space was seen
-		ldScript bool   // the next text token is a JSON-LD script's content
-	)
-loop:
+	t := tokenized{z: html.NewTokenizer(lr)}
 	for {
-		tt := z.Next()
-		wasRaw, wasLD := raw, ldScript
-		raw, ldScript = false, false
+		tt := t.z.Next()
+		wasRaw, wasLD := t.raw, t.ldScript
+		t.raw, t.ldScript = false, false
+		var headEnds bool
 		switch tt {
 		case html.ErrorToken:
-			if err := z.Err(); !errors.Is(err, io.EOF) {
+			if err := t.z.Err(); !errors.Is(err, io.EOF) {
 				return Info{}, err
 			}
-			c.info.Truncated = lr.N == 0
-			break loop
+			t.c.info.Truncated = lr.N == 0
+			headEnds = true
 		case html.TextToken:
-			if wasLD {
-				c.jsonLD(z.Raw())
-			}
-			if wasRaw && rawTag == "noscript" && template == 0 {
-				c.noscript(z.Raw())
-			}
-			if wasRaw && rawTag == "title" && template == 0 {
-				c.titleText(z.Raw())
-			}
-			if wasRaw || template > 0 {
-				continue
-			}
-			text := z.Raw()
-			if !started {
-				text = bytes.TrimPrefix(text, []byte("\uFEFF")) // a byte order mark is not text
-			}
-			if len(bytes.Trim(text, htmlSpace)) > 0 {
-				break loop // text starts the body
-			}
+			headEnds = t.text(wasRaw, wasLD)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			started = true
-			name, hasAttr := z.TagName()
-			tag := string(name)
-			raw, rawTag = tt == html.StartTagToken && rawText[tag], tag
-			if template > 0 {
-				if tag == "template" && tt == html.StartTagToken {
-					template++
-				}
-				continue
-			}
-			if !inHead[tag] {
-				break loop
-			}
-			if tag == "template" && tt == html.StartTagToken {
-				template++
-				continue
-			}
-			if raw && tag == "script" && hasAttr {
-				ldScript = isLDScript(z)
-				continue
-			}
-			if !hasAttr || (tag != "meta" && tag != "link" && tag != "base") {
-				continue
-			}
-			a := readAttrs(z)
-			switch tag {
-			case "meta":
-				c.meta(a)
-			case "base":
-				c.baseTag(a)
-			case "link":
-				c.link(a)
-			}
+			t.started = true
+			headEnds = t.startTag(tt)
 		case html.EndTagToken:
-			started = true
-			name, _ := z.TagName()
-			switch string(name) {
-			case "template":
-				template = max(template-1, 0)
-			case "head", "body", "html":
-				if template == 0 {
-					break loop
-				}
-			}
+			t.started = true
+			headEnds = t.endTag()
 		default: // comments, doctype
-			started = true
+			t.started = true
+		}
+		if headEnds {
+			return t.c.finish(pageURL)
 		}
 	}
-	return c.finish(pageURL)
+}
+
+// tokenized is readTokenized's state between tokens.
+type tokenized struct {
+	z        *html.Tokenizer
+	c        collected
+	raw      bool   // the next text token is a raw text element's content
+	rawTag   string // that element
+	template int    // depth of <template>, whose content is inert
+	started  bool   // a token other than white space was seen
+	ldScript bool   // the next text token is a JSON-LD script's content
+}
+
+// text reads a text token (after a raw text element's start tag if
+// wasRaw, a JSON-LD script's if wasLD), and reports whether it starts
+// the body.
+func (t *tokenized) text(wasRaw, wasLD bool) (headEnds bool) {
+	if wasLD {
+		t.c.jsonLD(t.z.Raw())
+	}
+	if wasRaw && t.rawTag == "noscript" && t.template == 0 {
+		t.c.noscript(t.z.Raw())
+	}
+	if wasRaw && t.rawTag == "title" && t.template == 0 {
+		t.c.titleText(t.z.Raw())
+	}
+	if wasRaw || t.template > 0 {
+		return false
+	}
+	text := t.z.Raw()
+	if !t.started {
+		text = bytes.TrimPrefix(text, []byte("\uFEFF")) // a byte order mark is not text
+	}
+	return len(bytes.Trim(text, htmlSpace)) > 0 // text starts the body
+}
+
+// startTag reads a start (or self-closing) tag, and reports whether it
+// starts the body.
+func (t *tokenized) startTag(tt html.TokenType) (headEnds bool) {
+	name, hasAttr := t.z.TagName()
+	tag := string(name)
+	t.raw, t.rawTag = tt == html.StartTagToken && rawText[tag], tag
+	if t.template > 0 {
+		if tag == "template" && tt == html.StartTagToken {
+			t.template++
+		}
+		return false
+	}
+	if !inHead[tag] {
+		return true
+	}
+	if tag == "template" && tt == html.StartTagToken {
+		t.template++
+		return false
+	}
+	if t.raw && tag == "script" && hasAttr {
+		t.ldScript = isLDScript(t.z)
+		return false
+	}
+	if !hasAttr || (tag != "meta" && tag != "link" && tag != "base") {
+		return false
+	}
+	a := readAttrs(t.z)
+	switch tag {
+	case "meta":
+		t.c.meta(a)
+	case "base":
+		t.c.baseTag(a)
+	case "link":
+		t.c.link(a)
+	}
+	return false
+}
+
+// endTag reads an end tag, and reports whether it ends the head.
+func (t *tokenized) endTag() (headEnds bool) {
+	name, _ := t.z.TagName()
+	switch string(name) {
+	case "template":
+		t.template = max(t.template-1, 0)
+	case "head", "body", "html":
+		return t.template == 0
+	}
+	return false
 }
 
 // tagAttrs are the attributes of meta, link and base tags that matter.
