@@ -257,32 +257,16 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 // the kernel queue overflow. It returns nil when ctx is canceled and does
 // not close out.
 func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
-	settle := time.NewTimer(time.Hour)
-	settle.Stop()
-	var deadline <-chan time.Time // MaxDelay after the first event of a batch
-	var ready bool
+	d := newDebounce()
+	defer d.settle.Stop()
 	poll := time.NewTicker(min(rootPoll, w.opts.PollInterval))
 	w.lastRetry = time.Now()
 	defer poll.Stop()
 
-	// arm starts or extends the debounce, but only when something was
-	// marked since the last call: noise (our own writes, a poll that found
-	// nothing) must not push a batch back.
-	seen := -1
-	arm := func(wasPending bool) {
-		if !w.pending() || w.marks == seen {
-			return
-		}
-		seen = w.marks
-		if !wasPending {
-			deadline = time.After(w.opts.MaxDelay)
-		}
-		settle.Reset(w.opts.Settle)
-	}
-	arm(false) // New may have found unwatchable directories
+	d.arm(w, false) // New may have found unwatchable directories
 	for {
 		var send chan<- Batch
-		if ready && w.pending() {
+		if d.ready && w.pending() {
 			send = out
 		}
 		var batch Batch
@@ -298,42 +282,76 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 			}
 			was, restoring := w.pending(), len(w.restore) > 0
 			w.handle(ev)
-			arm(was)
+			d.arm(w, was)
 			if len(w.restore) > 0 && !restoring {
-				ready = true // at once: a reader must find the file back
+				d.ready = true // at once: a reader must find the file back
 			}
 		case err, ok := <-w.src.errors():
 			if !ok {
 				return errors.New("inotify error stream closed")
 			}
 			was := w.pending()
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.overflo.Add(1)
-				w.log.Warn("inotify queue overflowed: events were lost; rescanning everything (raise fs.inotify.max_queued_events if this repeats)")
-				w.rescan = true
-				w.marks++
-			} else {
-				w.log.Warn("inotify error; rescanning everything", zap.Error(err))
-				w.rescan = true
-				w.marks++
-			}
-			arm(was)
-		case <-settle.C:
+			w.streamError(err)
+			d.arm(w, was)
+		case <-d.settle.C:
 			w.log.Debug("settled")
-			ready = true
-		case <-deadline:
+			d.ready = true
+		case <-d.deadline:
 			w.log.Debug("deadline")
-			ready = true
+			d.ready = true
 		case <-poll.C:
 			was := w.pending()
 			w.poll()
-			arm(was)
+			d.arm(w, was)
 		case send <- batch:
 			w.log.Debug("batch sent", zap.Int("dirs", len(batch.Dirs)))
 			w.clearPending(batch)
-			ready, deadline = false, nil
-			settle.Stop()
-			arm(false) // the busy entries, pending again
+			d.ready, d.deadline = false, nil
+			d.settle.Stop()
+			d.arm(w, false) // the busy entries, pending again
 		}
 	}
+}
+
+// debounce is when Run sends the next batch: Settle after the last
+// change, or MaxDelay after the batch's first, whichever comes first.
+type debounce struct {
+	settle   *time.Timer
+	deadline <-chan time.Time // MaxDelay after the first event of a batch
+	ready    bool             // the batch is due
+	seen     int              // the watcher's marks when last armed
+}
+
+func newDebounce() *debounce {
+	d := &debounce{settle: time.NewTimer(time.Hour), seen: -1}
+	d.settle.Stop()
+	return d
+}
+
+// arm starts or extends the debounce, but only when something was
+// marked since the last call: noise (our own writes, a poll that found
+// nothing) must not push a batch back. wasPending says whether a batch
+// was already gathering before what was just handled.
+func (d *debounce) arm(w *Watcher, wasPending bool) {
+	if !w.pending() || w.marks == d.seen {
+		return
+	}
+	d.seen = w.marks
+	if !wasPending {
+		d.deadline = time.After(w.opts.MaxDelay)
+	}
+	d.settle.Reset(w.opts.Settle)
+}
+
+// streamError handles an error from inotify: events were lost, so
+// everything is rescanned.
+func (w *Watcher) streamError(err error) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.overflo.Add(1)
+		w.log.Warn("inotify queue overflowed: events were lost; rescanning everything (raise fs.inotify.max_queued_events if this repeats)")
+	} else {
+		w.log.Warn("inotify error; rescanning everything", zap.Error(err))
+	}
+	w.rescan = true
+	w.marks++
 }
