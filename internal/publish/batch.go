@@ -193,26 +193,9 @@ func (b *Batch) Commit() (failed map[string]error, err error) {
 		}
 		failed[s.name] = err
 	}
-	// Make the data of every temp file durable before any rename, so a
-	// crash can never leave a renamed, empty file.
-	ready := b.staged
-	switch mode {
-	case SyncBatch:
-		if err := p.syncfs(); err != nil {
-			for _, s := range b.staged {
-				fail(s, err)
-			}
-			return failed, err
-		}
-	case SyncPerFile:
-		ready = nil
-		for _, s := range b.staged {
-			if err := p.syncFile(s.tmp); err != nil {
-				fail(s, err)
-				continue
-			}
-			ready = append(ready, s)
-		}
+	ready, err := b.syncStaged(mode, fail)
+	if err != nil {
+		return failed, err
 	}
 	if p.beforeRename != nil {
 		p.beforeRename()
@@ -226,8 +209,38 @@ func (b *Batch) Commit() (failed map[string]error, err error) {
 		p.steps.Add(1)
 		dirs[path.Dir(s.name)] = true
 	}
-	// Make the renames themselves durable: one syncfs covers all the
-	// directories at once; per-file mode syncs each directory.
+	return failed, p.syncRenames(mode, dirs)
+}
+
+// syncStaged makes the data of every temp file durable before any
+// rename, so a crash can never leave a renamed, empty file. It returns
+// the files ready to rename, and calls fail for each one that is not; an
+// error is one for the whole batch, every file failed.
+func (b *Batch) syncStaged(mode SyncMode, fail func(staged, error)) (ready []staged, err error) {
+	switch mode {
+	case SyncBatch:
+		if err := b.p.syncfs(); err != nil {
+			for _, s := range b.staged {
+				fail(s, err)
+			}
+			return nil, err
+		}
+	case SyncPerFile:
+		for _, s := range b.staged {
+			if err := b.p.syncFile(s.tmp); err != nil {
+				fail(s, err)
+				continue
+			}
+			ready = append(ready, s)
+		}
+		return ready, nil
+	}
+	return b.staged, nil
+}
+
+// syncRenames makes the renames into dirs durable: one syncfs covers
+// all the directories at once; per-file mode syncs each directory.
+func (p *Publisher) syncRenames(mode SyncMode, dirs map[string]bool) error {
 	var errs []error
 	switch {
 	case len(dirs) == 0:
@@ -242,7 +255,7 @@ func (b *Batch) Commit() (failed map[string]error, err error) {
 			}
 		}
 	}
-	return failed, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // Abort removes every staged temp file.
