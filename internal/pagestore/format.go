@@ -156,63 +156,79 @@ func scanPayload(b []byte, v version, start func(n int), page func(name, alts, i
 		start(int(n))
 	}
 	for range n {
-		var p tree.Page
-		var name, alts, images, art []byte
-		if name, off, err = readBytes(b, off); err != nil {
+		var r pageRecord
+		if r, off, err = readPage(b, off, v, kept); err != nil {
 			return 0, err
-		}
-		if p.Time, off, err = readVarint(b, off); err != nil {
-			return 0, err
-		}
-		if kept&tree.KeepStamps != 0 {
-			if p.Stamp, off, err = readUint64(b, off); err != nil {
-				return 0, err
-			}
-		}
-		if kept&tree.KeepSums != 0 {
-			if p.Sum, off, err = readUint64(b, off); err != nil {
-				return 0, err
-			}
-		}
-		if kept&tree.KeepPrints != 0 {
-			if p.Print, off, err = readUint64(b, off); err != nil {
-				return 0, err
-			}
-			if p.Parts, off, err = readUint64(b, off); err != nil {
-				return 0, err
-			}
-		}
-		if off >= len(b) {
-			return 0, errCorrupt
-		}
-		out := b[off]
-		if v >= 7 {
-			p.Dated, out = out&datedBit != 0, out&^datedBit
-		}
-		if p.Head.Out, off = tree.Reason(out), off+1; !storable(p.Head.Out) {
-			return 0, errCorrupt
-		}
-		if alts, off, err = readBytes(b, off); err != nil {
-			return 0, err
-		}
-		if v >= 4 {
-			if images, off, err = readBytes(b, off); err != nil {
-				return 0, err
-			}
-		}
-		if v >= 6 {
-			if art, off, err = readBytes(b, off); err != nil {
-				return 0, err
-			}
 		}
 		if page != nil {
-			page(name, alts, images, art, &p)
+			page(r.name, r.alts, r.images, r.art, &r.page)
 		}
 	}
 	if off != len(b) {
 		return 0, errCorrupt
 	}
 	return kept, nil
+}
+
+// pageRecord is one page of a payload: its fields, and its name, alternates,
+// images and article metadata still encoded.
+type pageRecord struct {
+	page                    tree.Page
+	name, alts, images, art []byte
+}
+
+// readPage reads the page at off of a payload of version v whose pages
+// keep kept, and returns it and the offset after it.
+func readPage(b []byte, off int, v version, kept tree.Kept) (r pageRecord, _ int, err error) {
+	p := &r.page
+	if r.name, off, err = readBytes(b, off); err != nil {
+		return r, 0, err
+	}
+	if p.Time, off, err = readVarint(b, off); err != nil {
+		return r, 0, err
+	}
+	if kept&tree.KeepStamps != 0 {
+		if p.Stamp, off, err = readUint64(b, off); err != nil {
+			return r, 0, err
+		}
+	}
+	if kept&tree.KeepSums != 0 {
+		if p.Sum, off, err = readUint64(b, off); err != nil {
+			return r, 0, err
+		}
+	}
+	if kept&tree.KeepPrints != 0 {
+		if p.Print, off, err = readUint64(b, off); err != nil {
+			return r, 0, err
+		}
+		if p.Parts, off, err = readUint64(b, off); err != nil {
+			return r, 0, err
+		}
+	}
+	if off >= len(b) {
+		return r, 0, errCorrupt
+	}
+	out := b[off]
+	if v >= 7 {
+		p.Dated, out = out&datedBit != 0, out&^datedBit
+	}
+	if p.Head.Out, off = tree.Reason(out), off+1; !storable(p.Head.Out) {
+		return r, 0, errCorrupt
+	}
+	if r.alts, off, err = readBytes(b, off); err != nil {
+		return r, 0, err
+	}
+	if v >= 4 {
+		if r.images, off, err = readBytes(b, off); err != nil {
+			return r, 0, err
+		}
+	}
+	if v >= 6 {
+		if r.art, off, err = readBytes(b, off); err != nil {
+			return r, 0, err
+		}
+	}
+	return r, off, nil
 }
 
 // storable reports whether a head may hide its page for r: a reason
