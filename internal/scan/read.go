@@ -127,7 +127,12 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 		}
 	}
 	if rd.content {
-		if _, err := io.Copy(d, r); err != nil {
+		// r tees into d: the rest goes through it once, so that the sum
+		// is the bytes' xxhash, as a page read whole has it. (Copying
+		// into d hashed the rest twice: the same bytes read the other way,
+		// under the other pages.lastmod rule or with prints deferred,
+		// looked changed.)
+		if _, err := io.Copy(io.Discard, r); err != nil {
 			return pr, fmt.Errorf("read failed: %w", err)
 		}
 		pr.sum = d.Sum64()
