@@ -276,8 +276,14 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		rd.print = true
 		rd.unless = func(sum uint64) bool { return wasKnown && k.Sum == sum && k.Print != 0 }
 	}
+	if content && wasKnown {
+		rd.known.sum, rd.known.printed = k.Sum, k.Print != 0
+	}
 	r, err := w.read(rel, p.Name, loc(), st, dirFD, rd)
 	sum, info := r.sum, r.info
+	if r.legacy {
+		k.Sum = sum // the same bytes as the store's, hashed the old way
+	}
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		return true

@@ -20,6 +20,12 @@ import (
 type reading struct {
 	heads, images, content, print bool
 	unless                        func(sum uint64) bool
+	// known is what the page store has of the page: its bytes' hash (0
+	// for none) and whether it has a print (see legacySum).
+	known struct {
+		sum     uint64
+		printed bool
+	}
 }
 
 // what read read of a page.
@@ -29,6 +35,9 @@ type pageRead struct {
 	images  []string
 	print   significant.Print
 	printed bool // print was made
+	// legacy says the bytes are those whose hash the page store has, as
+	// hashed before v0.3.2 (legacySum).
+	legacy bool
 }
 
 // wantsPrint reports whether the page whose bytes hash to sum is to be
@@ -109,7 +118,7 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 				return pr, err
 			}
 		}
-		return pr, nil
+		return pr, w.checkLegacy(&pr, fd, st.size, rd, loc)
 	}
 	// A larger one is read as far as its head goes, and, for its hash,
 	// to its end; for its images, again from its start, as it streams
@@ -142,7 +151,7 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 			return pr, fmt.Errorf("read failed: %w", err)
 		}
 	}
-	return pr, nil
+	return pr, w.checkLegacy(&pr, fd, st.size, rd, loc)
 }
 
 // largePage is the largest buffer pageBuf keeps for the next page: a few
