@@ -23,7 +23,9 @@ import (
 // mayBeLegacy reports whether a page whose stored sum is known, and
 // whose bytes now hash to sum (printed: its print was made), is to be
 // hashed the old way too: its bytes look changed, it is large enough to
-// have been streamed, and no print of both versions can decide.
+// have been streamed, and no print of both versions can decide. Under
+// pages.lastmod: content a large page that really changed is thus read
+// twice: a cost of its change, not of a build that finds nothing new.
 func (rd reading) mayBeLegacy(size int64, sum uint64, printed bool) bool {
 	return rd.known.sum != 0 && sum != rd.known.sum && size > smallPage &&
 		(!printed || !rd.known.printed)
