@@ -270,7 +270,7 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	if !heads && !images && !content {
 		return false
 	}
-	rd := reading{heads: heads, images: images, content: content}
+	rd := reading{heads: heads, images: images, content: content, known: k.Sum}
 	if content && s.sig != nil && isHTML(p.Name) && !w.o.DeferPrints {
 		// Made only if the bytes changed, or the page has none yet.
 		rd.print = true
@@ -278,6 +278,9 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 	}
 	r, err := w.read(rel, p.Name, loc(), st, dirFD, rd)
 	sum, info := r.sum, r.info
+	if r.legacy {
+		k.Sum = sum // the same bytes, hashed the way this version does
+	}
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		return true

@@ -20,6 +20,9 @@ import (
 type reading struct {
 	heads, images, content, print bool
 	unless                        func(sum uint64) bool
+	// known is the page's known hash (0: none), which an older version
+	// may have made otherwise (legacySum).
+	known uint64
 }
 
 // what read read of a page.
@@ -29,6 +32,9 @@ type pageRead struct {
 	images  []string
 	print   significant.Print
 	printed bool // print was made
+	// legacy: the bytes are those known, whose hash an older version
+	// made otherwise (legacySum).
+	legacy bool
 }
 
 // wantsPrint reports whether the page whose bytes hash to sum is to be
@@ -95,6 +101,7 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 		b := (*bp)[:n]
 		if rd.content {
 			pr.sum = xxhash.Sum64(b)
+			pr.legacy = rd.known != 0 && pr.sum != rd.known && len(b) > smallPage && legacySum(b, rd.heads, loc) == rd.known
 		}
 		if rd.wantsPrint(pr.sum) {
 			pr.print, pr.printed = w.s.print(b, loc)
@@ -116,10 +123,10 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 	// (the page cache has it): holding a whole page would cost the
 	// memory of the largest.
 	r := io.Reader(io.LimitReader(fdReader(fd), size))
-	var d *xxhash.Digest
+	var h *streamHashes
 	if rd.content {
-		d = xxhash.New()
-		r = io.TeeReader(r, d)
+		h = newStreamHashes(rd.known)
+		r = io.TeeReader(r, h)
 	}
 	if rd.heads {
 		if pr.info, err = head.Read(r, loc); err != nil {
@@ -127,15 +134,10 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 		}
 	}
 	if rd.content {
-		// r tees into d: the rest goes through it once, so that the sum
-		// is the bytes' xxhash, as a page read whole has it. (Copying
-		// into d hashed the rest twice: the same bytes read the other way,
-		// under the other pages.lastmod rule or with prints deferred,
-		// looked changed.)
-		if _, err := io.Copy(io.Discard, r); err != nil {
+		if err := h.rest(r); err != nil {
 			return pr, fmt.Errorf("read failed: %w", err)
 		}
-		pr.sum = d.Sum64()
+		pr.sum, pr.legacy = h.sums(rd.known)
 	}
 	if rd.images {
 		if pr.images, err = w.readImages(fd, int(size), loc, rel); err != nil {
