@@ -79,6 +79,46 @@ func (m *model) contentEdit(logf func(string, ...any)) {
 	if h.listed(rel) && !owed {
 		h.t.Errorf("a content edit of %s was not owed as changed (changes %+v)", f, c)
 	}
+	// Nothing else is: but the file's other names (hard links), which
+	// say the same, and pages whose future mtime may have come meanwhile.
+	if time.Now().After(m.future) {
+		names := m.namesOf(f)
+		for _, u := range c.Changed {
+			if !names[pagePath(sitePath(u))] {
+				h.t.Errorf("a content edit of %s also owed %s as changed", f, u)
+			}
+		}
+	}
+}
+
+// namesOf is the site paths of every name below the root of the file f
+// is (f itself, and its hard links).
+func (m *model) namesOf(f string) map[string]bool {
+	names := map[string]bool{pagePath("/" + filepath.ToSlash(f)): true}
+	st, err := os.Stat(m.h.path(f))
+	if err != nil {
+		return names
+	}
+	filepath.WalkDir(m.h.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if other, err := os.Stat(p); err == nil && os.SameFile(st, other) {
+			rel, _ := filepath.Rel(m.h.root, p)
+			names[pagePath("/"+filepath.ToSlash(rel))] = true
+		}
+		return nil
+	})
+	return names
+}
+
+// pagePath is a page's site path as its URL has it: an index.html is its
+// directory.
+func pagePath(p string) string {
+	if strings.HasSuffix(p, "/index.html") {
+		return strings.TrimSuffix(p, "index.html")
+	}
+	return p
 }
 
 // sitePath is the path of a page URL, percent-decoding undone.

@@ -97,7 +97,7 @@
 // Options.Main (pages.main) is a simple selector (ParseSelector: tag,
 // #id, .class, tag.class, tag#id, [role=…]): only what is under the first
 // element it matches counts, whatever the model. Options.Ignore
-// (pages.ignore) are elements whose subtrees never count. A page where
+// (pages.template) are elements whose subtrees never count. A page where
 // Main matches nothing is judged as without it.
 //
 // # Limits
@@ -113,6 +113,14 @@
 //     count. A template part inside the content root on fewer than three
 //     sampled pages, or made new by a theme update inside the content root
 //     (share buttons added to every article), counts as content.
+//   - A template part that says something else on every page and sits
+//     with the content is content: prev/next links inside the content
+//     root (a theme with no wrapper of its own around the text), or, on
+//     a page with little of its own (a list of links), whose content
+//     root is then its body, a build time that differs from page to page
+//     (Hugo's now to the millisecond: a region repeats only when half
+//     its content over the sample does). Options.Ignore (pages.template)
+//     takes them out.
 //   - A list page's list is content: a page added moves the section page
 //     that lists it, and Sphinx's toctree moves the page that holds it.
 //     A page's visible title in a header outside the content root counts
