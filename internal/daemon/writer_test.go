@@ -46,6 +46,46 @@ func TestStalledWriter(t *testing.T) {
 	h.checkOracle()
 }
 
+// TestHalfWrittenPageIsNoVersion: a writer that writes half a page and
+// is held up for five times watch.settle (an upload over a slow link, an
+// rsync --inplace held up) before it writes the rest leaves half a page,
+// quiet; it is not published as a version of the page (the watcher holds
+// a file modified and not closed as busy): the same bytes, whole again,
+// move no lastmod and owe nothing.
+func TestHalfWrittenPageIsNoVersion(t *testing.T) {
+	h := start(t, "")
+	body := "<!doctype html><html><head><title>Stable</title></head><body><main><h1>Stable</h1>" +
+		"<p>Some text of its own, and more of it.</p></main></body></html>"
+	if err := os.MkdirAll(h.path("d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.path("d/p.html"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	n, was := h.published(), h.lastmodOf("d/p.html")
+	f, err := os.OpenFile(h.path("d/p.html"), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte(body[:len(body)/2])); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // five times watch.settle
+	if _, err := f.Write([]byte(body[len(body)/2:])); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	h.sync()
+	if c := h.changesSince(n); slices.Contains(c.Changed, "https://static.test/d/p.html") {
+		t.Errorf("the half page was taken as a version: %+v", c)
+	}
+	if now := h.lastmodOf("d/p.html"); now != was {
+		t.Errorf("lastmod %s, was %s: the same bytes, rewritten by a writer held up", now, was)
+	}
+	h.checkOracle()
+}
+
 // TestRescanLeavesWritersAlone: watch.rescan's walk, between the watcher's
 // batches, meets a page a writer truncated and has not written yet. The
 // empty file is no version of the page: the rescans keep its published

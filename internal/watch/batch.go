@@ -54,25 +54,31 @@ func (w *Watcher) peek() Batch {
 	return b
 }
 
-// busy lists the entries with an event less than Settle ago, by
-// directory (Batch.Busy), or nil. Older ones are forgotten as it goes:
-// they can only grow older, so recent holds what the last Settle wrote,
-// and peek, which runs on every event while a batch waits, costs that.
+// busy lists the entries with an event less than Settle ago, and the
+// files open for writing (closes.go), by directory (Batch.Busy), or nil.
+// Older events are forgotten as it goes: they can only grow older, so
+// recent holds what the last Settle wrote, and peek, which runs on every
+// event while a batch waits, costs that.
 func (w *Watcher) busy() map[string][]string {
 	var out map[string][]string
+	add := func(rel string) {
+		if out == nil {
+			out = map[string][]string{}
+		}
+		dir := parentDir(rel)
+		out[dir] = append(out[dir], path.Base(rel))
+	}
 	for rel, t := range w.recent {
 		if time.Since(t) >= w.opts.Settle {
 			delete(w.recent, rel)
 			continue
 		}
-		if out == nil {
-			out = map[string][]string{}
+		add(rel)
+	}
+	for rel := range w.writing {
+		if _, ok := w.recent[rel]; !ok {
+			add(rel)
 		}
-		dir := path.Dir(rel)
-		if dir == "." {
-			dir = ""
-		}
-		out[dir] = append(out[dir], path.Base(rel))
 	}
 	for _, names := range out {
 		slices.Sort(names)
@@ -108,14 +114,17 @@ func (w *Watcher) markName(dir, name string) {
 }
 
 // clearPending forgets what was handed out, but for the entries b found
-// busy: they are pending again, to be handed out once quiet.
+// busy: they are pending again, to be handed out once quiet; those open
+// for writing, once closed (noteWriting).
 func (w *Watcher) clearPending(b Batch) {
 	clear(w.dirty)
 	clear(w.restore)
 	w.rescan, w.rootMoved = false, false
 	for dir, names := range b.Busy {
 		for _, n := range names {
-			w.markName(dir, n)
+			if _, open := w.writing[path.Join(dir, n)]; !open {
+				w.markName(dir, n)
+			}
 		}
 	}
 }

@@ -122,6 +122,8 @@ type Watcher struct {
 
 	dirty   map[string]map[string]bool // dir -> changed names; nil: the whole directory
 	recent  map[string]time.Time       // entries' last events (root-relative), for Batch.Busy
+	writing map[string]time.Time       // files modified and not closed since (closes.go), for Batch.Busy
+	closes  *closes                    // nil: no close events, quiet periods alone decide
 	restore map[string]bool            // directories that lost an own file (Batch.Restore)
 	rescan  bool
 	marks   int // bumped whenever dirty or rescan is set: tells real news from noise
@@ -135,13 +137,29 @@ func New(opts Options, log *zap.Logger) (*Watcher, error) {
 		log = zap.NewNop()
 	}
 	if opts.Mux != nil {
-		return newWithSource(opts, log, opts.Mux.Source()), nil
+		return newWithSource(opts, log, opts.Mux.Source()).withCloses(), nil
 	}
 	fw, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		return nil, fmt.Errorf("start inotify: %w%s", err, limitHint(err))
 	}
-	return newWithSource(opts, log, fsnotifySource{fw}), nil
+	return newWithSource(opts, log, fsnotifySource{fw}).withCloses(), nil
+}
+
+// withCloses makes w wait for a file's writer to close it (closes.go).
+// Without the instance (the system's inotify instances are used up),
+// quiet periods alone decide, as they did before.
+func (w *Watcher) withCloses() *Watcher {
+	c, err := newCloses()
+	if err != nil {
+		w.log.Warn("cannot watch for files closed after writing; a writer quiet for watch.settle is taken as done"+limitHint(err), zap.Error(err))
+		return w
+	}
+	w.closes = c
+	for dir := range w.watched {
+		_ = c.add(dir, w.abs(dir))
+	}
+	return w
 }
 
 func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
@@ -160,7 +178,7 @@ func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
 	w := &Watcher{
 		opts: opts, log: log.Named("watch"), src: src,
 		watched: map[string]bool{}, unwatched: map[string]bool{}, dirty: map[string]map[string]bool{},
-		recent: map[string]time.Time{}, restore: map[string]bool{},
+		recent: map[string]time.Time{}, writing: map[string]time.Time{}, restore: map[string]bool{},
 	}
 	w.rootReal, _ = filepath.EvalSymlinks(opts.Root)
 	if st, err := os.Lstat(opts.Root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
@@ -191,7 +209,10 @@ func (w *Watcher) noteState() {
 }
 
 // Close releases the inotify instance, or its share of the Mux's.
-func (w *Watcher) Close() error { return w.src.Close() }
+func (w *Watcher) Close() error {
+	w.closes.close()
+	return w.src.Close()
+}
 
 // handle folds one event into the dirty set.
 func (w *Watcher) handle(ev fsnotify.Event) {
@@ -299,8 +320,21 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 		case <-d.deadline:
 			w.log.Debug("deadline")
 			d.ready = true
+		case ev, ok := <-w.closes.eventsCh():
+			if !ok {
+				w.closes = nil
+				continue
+			}
+			was := w.pending()
+			w.noteWriting(ev)
+			d.arm(w, was)
+		case <-w.closes.lostCh():
+			was := w.pending()
+			w.closesLost()
+			d.arm(w, was)
 		case <-poll.C:
 			was := w.pending()
+			w.expireWriting(maxWriting)
 			w.poll()
 			d.arm(w, was)
 		case send <- batch:
