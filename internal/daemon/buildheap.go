@@ -26,9 +26,8 @@ import (
 // largest live heap, so it never leaves the heap less room than that
 // factor (no thrashing, whatever the tree), and it holds only while a
 // full build runs: a change's publish is not touched. At 1M files, in
-// one session (bench/README.md): peak 200 -> 166 MiB (significant), 183
-// -> 163 MiB (content), at rest unchanged, some 3-4% more CPU in the
-// first builds.
+// one session (bench/README.md): peak 188-216 -> 161-174 MiB
+// (significant), 186-189 -> 162-181 MiB (content), at rest unchanged.
 type buildHeap struct {
 	every time.Duration // how often the live heap is sampled
 	live  func() uint64 // the live heap as of the last collection
@@ -36,6 +35,7 @@ type buildHeap struct {
 	mu     sync.Mutex
 	builds int           // full builds running
 	prev   int64         // the limit before the first of them
+	last   uint64        // the largest live heap the last builds saw
 	stop   chan struct{} // stops the sampler
 	done   chan struct{} // closed once the sampler has stopped
 }
@@ -94,25 +94,40 @@ func (b *buildHeap) end() {
 }
 
 // sample sets the limit from the largest live heap seen, never above
-// ceiling (the limit before the builds), until stop.
+// ceiling (the limit before the builds), until stop. It starts from the
+// largest the builds before saw: a build's heap grows as the one before
+// it did (the page prints build after the first, a rescan), and a limit
+// that starts low and follows the heap up collects more often all the
+// way (at 1M, the page prints build's collections: 40 without a limit,
+// 59-66 following its own heap alone). What this period saw is the
+// next one's start, so a tree that shrank lowers it again.
 func (b *buildHeap) sample(ceiling int64, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(b.every)
 	defer t.Stop()
-	var largest uint64
+	largest, seen := b.last, uint64(0)
 	set := int64(math.MaxInt64)
+	apply := func() {
+		// Set anew only when it grows by a sixteenth: each setting costs
+		// the runtime a moment's stop.
+		if lim := min(limitFor(largest), ceiling); set == math.MaxInt64 || lim > set+set/16 {
+			debug.SetMemoryLimit(lim)
+			set = lim
+		}
+	}
+	if largest > 0 {
+		apply()
+	}
 	for {
-		if l := b.live(); l > largest {
+		l := b.live()
+		seen = max(seen, l)
+		if l > largest {
 			largest = l
-			// Set anew only when it moves by a sixteenth: each setting
-			// costs the runtime a moment's stop.
-			if lim := min(limitFor(largest), ceiling); lim < set-set/16 || lim > set+set/16 || set == math.MaxInt64 {
-				debug.SetMemoryLimit(lim)
-				set = lim
-			}
+			apply()
 		}
 		select {
 		case <-stop:
+			b.last = seen // read by the next begin, after done
 			return
 		case <-t.C:
 		}

@@ -35,34 +35,48 @@ func waitLimit(t *testing.T, want int64) {
 }
 
 // TestBuildHeap: the limit follows the largest live heap of the builds
-// running, never above the limit found, and the limit found is back once
-// the last of overlapping builds ends, not before.
+// running, starting from the largest the builds before saw, never above
+// the limit found, and the limit found is back once the last of
+// overlapping builds ends, not before.
 func TestBuildHeap(t *testing.T) {
 	const found = 1 << 40
 	withLimit(t, found)
 	var live atomic.Uint64
 	b := &buildHeap{every: time.Millisecond, live: live.Load}
+	mb := func(n uint64) int64 { return limitFor(n << 20) }
 	live.Store(100 << 20)
 	end := b.begin()
-	waitLimit(t, 100<<20*14/10+16<<20)
+	waitLimit(t, mb(100))
 	live.Store(50 << 20) // the live heap falls: the limit stays
 	end2 := b.begin()    // a second site's full build
 	live.Store(200 << 20)
-	waitLimit(t, 200<<20*14/10+16<<20)
+	waitLimit(t, mb(200))
 	end()
 	end() // twice: counted once
-	if got := debug.SetMemoryLimit(-1); got == found {
-		t.Fatal("limit restored while a build still runs")
+	if got := debug.SetMemoryLimit(-1); got != mb(200) {
+		t.Fatalf("limit %d while a build still runs, want %d", got, mb(200))
 	}
-	live.Store(1 << 40) // above the limit found: that one holds
-	waitLimit(t, found)
 	end2()
 	waitLimit(t, found)
 
-	// A build after: bounded again, from its own live heap.
+	// The next build starts from the largest the last saw, and follows
+	// its own heap up from there.
 	live.Store(10 << 20)
 	end = b.begin()
-	waitLimit(t, 10<<20*14/10+16<<20)
+	waitLimit(t, mb(200))
+	live.Store(300 << 20)
+	waitLimit(t, mb(300))
+	live.Store(10 << 20)
+	end()
+	waitLimit(t, found)
+	// One that saw less (a tree that shrank) lowers the next one's start.
+	end = b.begin()
+	waitLimit(t, mb(300))
+	end()
+	end = b.begin()
+	waitLimit(t, mb(10))
+	live.Store(1 << 40) // above the limit found: that one holds
+	waitLimit(t, found)
 	end()
 	waitLimit(t, found)
 
