@@ -55,6 +55,10 @@ func cmdRun(args []string, stderr io.Writer) int {
 	d := daemon.New(daemon.Options{
 		ConfigPath: path, Reload: reload, Version: versionString(),
 		Lifecycle: systemdNotifier{log}, Watchdog: watchdogTimeout(log),
+		// The heap bound during full builds (daemon/buildheap.go) is the
+		// runtime tuned as GOGC is: a GOGC or GOMEMLIMIT in the
+		// environment wins.
+		BoundBuilds: os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "",
 	}, log)
 	err := d.Run(ctx)
 	var held *lock.HeldError

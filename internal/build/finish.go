@@ -59,6 +59,10 @@ func (e *Engine) finish(r *run) (*Report, error) {
 		e.model.refused = nil
 	}
 	if r.full {
+		// What the run staged holds the listings memory took (each
+		// group's update): let them go first, or the repack cannot free
+		// the originals as it copies them (repack.go).
+		r.staged = nil
 		e.pages.repack()
 	}
 	r.rep.Duration = e.opts.now().Sub(r.start)

@@ -21,6 +21,10 @@ func (ps *pageCache) repack() {
 	mem.Repack(func(dir string, was, now *tree.Listing) {
 		if l, ok := bases[dir]; ok && l == was {
 			moved[dir] = now
+			// Let go of the original now, as memory does: Repack frees
+			// the listings a chunk at a time only if nothing else keeps
+			// them to its end.
+			delete(bases, dir)
 		}
 	})
 	for d, l := range bases {

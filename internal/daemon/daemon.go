@@ -82,6 +82,9 @@ type Options struct {
 	// SearchConsole is given to every searchconsole endpoint's client:
 	// tests point them at a fake of Google (searchconsole.WithAPIBase).
 	SearchConsole []searchconsole.Option
+	// BoundBuilds bounds the heap while full builds run (buildheap.go);
+	// cmd/sitemapd sets it unless GOGC or GOMEMLIMIT is set.
+	BoundBuilds bool
 }
 
 // Lifecycle is told of the daemon's state changes: systemd's sd_notify
@@ -111,6 +114,7 @@ type Daemon struct {
 	log     *zap.Logger
 	metrics atomic.Pointer[metrics.Metrics] // made by Run, once it knows how many sites
 	keeper  *keeper                         // nil without a Lifecycle
+	heap    *buildHeap                      // nil unless Options.BoundBuilds
 	me      lock.Holder                     // written in the lock files
 	mux     *watch.Mux                      // the process's one inotify instance
 
@@ -147,6 +151,9 @@ func New(opts Options, log *zap.Logger) *Daemon {
 	d := &Daemon{opts: opts, log: log, sites: map[string]*runner{}, exited: make(chan *runner), cfgEvents: make(chan struct{}, 1),
 		halt: make(chan struct{}), pending: map[*runner]bool{}}
 	d.metrics.Store(metrics.New(opts.Version))
+	if opts.BoundBuilds {
+		d.heap = newBuildHeap()
+	}
 	if opts.Lifecycle != nil {
 		d.keeper = newKeeper(opts.Lifecycle, opts.Watchdog)
 		src := progressSource(d.progress)

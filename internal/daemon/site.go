@@ -156,7 +156,12 @@ func (s *runner) take(ctx context.Context, next version) bool {
 func (s *runner) publish(eng *build.Engine, led *ledger, why Trigger, run func() (*build.Report, error)) (landed bool) {
 	d := s.d
 	led.initial, led.indexes = why == InitialBuild, nil
+	end := func() {}
+	if why.Full() {
+		end = d.heap.begin()
+	}
 	rep, err := run()
+	end()
 	if why.Full() && !errors.Is(err, context.Canceled) {
 		// A full walk leaves much garbage behind, and the runtime returns
 		// it to the system only slowly: give it back now, before the

@@ -10,7 +10,8 @@ import (
 // under, into a few large allocations made for them, in the order of the
 // directories' paths, and calls moved (if not nil) for each listing
 // replaced, so that whoever holds it by pointer can take its copy. A copy
-// lists what its original does; memory drops the originals.
+// lists what its original does; memory drops the originals, a chunk's as
+// soon as it is packed (moved should let go of them too).
 //
 // Why: a full build makes every directory's listing amid the garbage of
 // its walk (pages read, directory entries, heads), in the same small size
@@ -36,6 +37,13 @@ func (m *Memory) Repack(moved func(dir string, was, now *Listing)) {
 			n++
 		}
 		packChunk(dirs[:n], m.dirs, into, moved)
+		// The originals of a chunk packed go now, not once every copy is
+		// made: held to the end, the repack's peak was the listings twice
+		// (at 1M files the daemon's highest live heap, 101 MB, where a
+		// chunk at a time holds them once and a chunk more).
+		for _, d := range dirs[:n] {
+			delete(m.dirs, d)
+		}
 		dirs = dirs[n:]
 	}
 	// The groups' sets anew, keyed by the packed paths (a group's name is

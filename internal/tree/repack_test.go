@@ -137,3 +137,30 @@ func TestRepackThenApply(t *testing.T) {
 		t.Error("group a still remembered after Forget")
 	}
 }
+
+// TestRepackFreesAsItGoes: the originals of a chunk packed are free
+// before the repack ends, so that it never holds the listings twice.
+func TestRepackFreesAsItGoes(t *testing.T) {
+	m, _ := repackSite()
+	first := weakOf(unsafe.Slice(m.Dir(""), 1)) // the root's: first of the first chunk
+	sawA, checked := false, false
+	m.Repack(func(dir string, was, now *Listing) {
+		if dir == "a" {
+			sawA = true
+			return
+		}
+		if dir == "b/z/w" { // the last directory, in a later chunk
+			runtime.GC()
+			if first() {
+				t.Error("the first chunk's originals still alive as the last chunk is packed")
+			}
+			checked = true
+		}
+	})
+	if !sawA || !checked {
+		t.Fatal("the site's directories were not all moved")
+	}
+	if m.Dir("") == nil {
+		t.Fatal("root no longer remembered")
+	}
+}
