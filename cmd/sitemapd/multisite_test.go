@@ -267,8 +267,9 @@ func TestMultiSiteRun(t *testing.T) {
 	m.waitLocs("a", "", "docs/one.html", "after.html", "last.html")
 }
 
-// TestManySitesOneInotify: 200 small sites in one process take one inotify
-// instance, counted in /proc/PID/fd (links to anon_inode:inotify).
+// TestManySitesOneInotify: 200 small sites in one process share their
+// inotify instances (two: events, and files closed after writing), counted
+// in /proc/PID/fd (links to anon_inode:inotify).
 func TestManySitesOneInotify(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("no /proc: cannot count inotify instances")
@@ -293,8 +294,10 @@ func TestManySitesOneInotify(t *testing.T) {
 			instances++
 		}
 	}
-	if instances != 1 {
-		t.Errorf("%d sites take %d inotify instances, want 1", n, instances)
+	// One for fsnotify's events, one for files closed after writing
+	// (internal/watch/closes.go), whatever the number of sites.
+	if instances != 2 {
+		t.Errorf("%d sites take %d inotify instances, want 2", n, instances)
 	}
 	if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
 		for _, l := range strings.Split(string(status), "\n") {

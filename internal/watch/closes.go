@@ -1,10 +1,10 @@
 package watch
 
 import (
-	"errors"
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -27,104 +27,157 @@ import (
 // maxWriting is how long a file modified and not closed is held back.
 const maxWriting = 10 * time.Minute
 
-// closeEvent is a file (root-relative) written to, or closed after writing.
+// closeEvent is a file written to, or closed after writing: its path is
+// absolute until the Watcher makes it root-relative.
 type closeEvent struct {
 	rel    string
 	closed bool
 }
 
-// closes is the inotify instance for writes and closes. Its zero value
-// (nil) watches nothing: without it, quiet periods alone decide.
+// closes is an inotify instance for writes and closes, shared by every
+// Watcher of a process as the Mux shares fsnotify's (the kernel allows
+// few instances a user). Each Watcher has a closeSub.
 type closes struct {
-	f      *os.File
-	events chan closeEvent
-	lost   chan struct{} // the queue overflowed: closes were lost
-	done   chan struct{} // closed by close: read stops
+	f    *os.File
+	done chan struct{} // closed by close: read stops
 
 	mu   sync.Mutex
-	dirs map[int]string // watch descriptor -> directory (root-relative)
-	wds  map[string]int
+	dirs map[int]string         // watch descriptor -> directory
+	wds  map[string]int         // directory -> watch descriptor
+	subs map[string][]*closeSub // directory -> the subscriptions watching it
 }
 
 func newCloses() (*closes, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		return nil, err
+		return nil, err // never a non-nil *closes: callers test for nil
 	}
 	c := &closes{
 		// Non-blocking, through the runtime's poller: Close ends a Read.
-		f:      os.NewFile(uintptr(fd), "inotify-closes"),
-		events: make(chan closeEvent, 1024),
-		lost:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
-		dirs:   map[int]string{}, wds: map[string]int{},
+		f:    os.NewFile(uintptr(fd), "inotify-closes"),
+		done: make(chan struct{}),
+		dirs: map[int]string{}, wds: map[string]int{}, subs: map[string][]*closeSub{},
 	}
 	go c.read()
 	return c, nil
 }
 
-// add watches directory dir (root-relative), at abs.
-func (c *closes) add(dir, abs string) error {
-	if c == nil {
+// closeSub is one Watcher's view of a closes: the events of the
+// directories it added. A nil closeSub watches nothing: without it,
+// quiet periods alone decide.
+type closeSub struct {
+	c      *closes
+	own    bool // the Watcher's own instance, closed with it
+	events chan closeEvent
+	lost   chan struct{} // the queue overflowed: closes were lost
+	dirs   map[string]bool
+}
+
+func (c *closes) subscribe(own bool) *closeSub {
+	return &closeSub{c: c, own: own, events: make(chan closeEvent, sourceQueue), lost: make(chan struct{}, 1), dirs: map[string]bool{}}
+}
+
+// add watches directory dir (absolute) for s.
+func (s *closeSub) add(dir string) error {
+	if s == nil {
 		return nil
 	}
-	wd, err := unix.InotifyAddWatch(int(c.f.Fd()), abs, unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ONLYDIR)
+	c := s.c
+	wd, err := unix.InotifyAddWatch(int(c.f.Fd()), dir, unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ONLYDIR)
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.dirs[wd], c.wds[dir] = dir, wd
-	c.mu.Unlock()
+	if !s.dirs[dir] {
+		s.dirs[dir] = true
+		c.subs[dir] = append(c.subs[dir], s)
+	}
 	return nil
 }
 
-// remove stops watching dir.
-func (c *closes) remove(dir string) {
-	if c == nil {
+// remove stops watching dir for s; the kernel's watch goes with its last
+// subscription.
+func (s *closeSub) remove(dir string) {
+	if s == nil || !s.dirs[dir] {
 		return
 	}
+	c := s.c
 	c.mu.Lock()
+	last := s.unregister(dir)
 	wd, ok := c.wds[dir]
-	delete(c.wds, dir)
-	delete(c.dirs, wd)
+	if last && ok {
+		delete(c.wds, dir)
+		delete(c.dirs, wd)
+	}
 	c.mu.Unlock()
-	if ok {
+	if last && ok {
 		_, _ = unix.InotifyRmWatch(int(c.f.Fd()), uint32(wd)) // fails when the kernel dropped it already
 	}
 }
 
+// unregister forgets that s watches dir, reporting whether none does any
+// more; c.mu is held.
+func (s *closeSub) unregister(dir string) bool {
+	delete(s.dirs, dir)
+	rest := s.c.subs[dir][:0]
+	for _, o := range s.c.subs[dir] {
+		if o != s {
+			rest = append(rest, o)
+		}
+	}
+	if len(rest) > 0 {
+		s.c.subs[dir] = rest
+		return false
+	}
+	delete(s.c.subs, dir)
+	return true
+}
+
+// close ends s's watches, and the instance if it is s's own.
+func (s *closeSub) close() {
+	if s == nil {
+		return
+	}
+	for dir := range s.dirs {
+		s.remove(dir)
+	}
+	if s.own {
+		s.c.close()
+	}
+}
+
 func (c *closes) close() {
-	if c != nil {
+	select {
+	case <-c.done:
+	default:
 		close(c.done)
 		c.f.Close()
 	}
 }
 
-// eventsCh and lostCh are c's channels, nil (never ready) for no c.
-func (c *closes) eventsCh() <-chan closeEvent {
-	if c == nil {
+// eventsCh and lostCh are s's channels, nil (never ready) for no s.
+func (s *closeSub) eventsCh() <-chan closeEvent {
+	if s == nil {
 		return nil
 	}
-	return c.events
+	return s.events
 }
 
-func (c *closes) lostCh() <-chan struct{} {
-	if c == nil {
+func (s *closeSub) lostCh() <-chan struct{} {
+	if s == nil {
 		return nil
 	}
-	return c.lost
+	return s.lost
 }
 
 // read turns the instance's events into closeEvents until it is closed.
 func (c *closes) read() {
-	defer close(c.events)
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := c.f.Read(buf)
 		if err != nil {
-			if errors.Is(err, os.ErrClosed) {
-				return
-			}
 			select {
 			case <-c.done:
 				return
@@ -141,35 +194,47 @@ func (c *closes) read() {
 	}
 }
 
+// deliver hands an event to the subscriptions of its directory, without
+// waiting: one whose Watcher falls behind loses it, and is told so.
 func (c *closes) deliver(ev *unix.InotifyEvent, name []byte) {
-	switch {
-	case ev.Mask&unix.IN_Q_OVERFLOW != 0:
-		select {
-		case c.lost <- struct{}{}:
-		default:
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+		for _, subs := range c.subs {
+			for _, s := range subs {
+				s.overflow()
+			}
 		}
 		return
-	case ev.Mask&unix.IN_IGNORED != 0:
-		c.mu.Lock()
-		if dir, ok := c.dirs[int(ev.Wd)]; ok && c.wds[dir] == int(ev.Wd) {
+	}
+	dir, ok := c.dirs[int(ev.Wd)]
+	if ev.Mask&unix.IN_IGNORED != 0 {
+		delete(c.dirs, int(ev.Wd))
+		if c.wds[dir] == int(ev.Wd) {
 			delete(c.wds, dir)
 		}
-		delete(c.dirs, int(ev.Wd))
-		c.mu.Unlock()
 		return
 	}
 	for len(name) > 0 && name[len(name)-1] == 0 {
 		name = name[:len(name)-1]
 	}
-	c.mu.Lock()
-	dir, ok := c.dirs[int(ev.Wd)]
-	c.mu.Unlock()
 	if !ok || len(name) == 0 {
 		return
 	}
+	e := closeEvent{rel: filepath.Join(dir, string(name)), closed: ev.Mask&unix.IN_CLOSE_WRITE != 0}
+	for _, s := range c.subs[dir] {
+		select {
+		case s.events <- e:
+		default:
+			s.overflow()
+		}
+	}
+}
+
+func (s *closeSub) overflow() {
 	select {
-	case c.events <- closeEvent{rel: path.Join(dir, string(name)), closed: ev.Mask&unix.IN_CLOSE_WRITE != 0}:
-	case <-c.done:
+	case s.lost <- struct{}{}:
+	default:
 	}
 }
 
@@ -177,6 +242,11 @@ func (c *closes) deliver(ev *unix.InotifyEvent, name []byte) {
 // close makes the file's directory dirty by its name: the events of its
 // last writes may have been handed out while it was open.
 func (w *Watcher) noteWriting(ev closeEvent) {
+	rel, ok := w.rel(ev.rel)
+	if !ok || rel == "" {
+		return
+	}
+	ev.rel = rel
 	name := path.Base(ev.rel)
 	if w.opts.Ignore(name) || name[0] == '.' {
 		return

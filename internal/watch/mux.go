@@ -35,6 +35,25 @@ type Mux struct {
 	byPath map[string][]*Source // the Sources watching each path
 	all    map[*Source]struct{}
 	done   chan struct{} // closed when the reader has stopped
+
+	// closes is the instance for files closed after writing (closes.go),
+	// made at the first Watcher's need; closesErr says it could not be.
+	closes    *closes
+	closesErr error
+}
+
+// closesFor returns the Mux's instance for closes, or nil (logged once)
+// when none can be had.
+func (m *Mux) closesFor(log *zap.Logger) *closes {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closes == nil && m.closesErr == nil {
+		if m.closes, m.closesErr = newCloses(); m.closesErr != nil {
+			m.closes = nil
+			log.Warn("cannot watch for files closed after writing; a writer quiet for watch.settle is taken as done"+limitHint(m.closesErr), zap.Error(m.closesErr))
+		}
+	}
+	return m.closes
 }
 
 // sourceQueue is how many events wait for a Source's consumer before it
@@ -60,6 +79,11 @@ func NewMux(log *zap.Logger) (*Mux, error) {
 
 // Close releases the inotify instance; every Source's streams end.
 func (m *Mux) Close() error {
+	m.mu.Lock()
+	if m.closes != nil {
+		m.closes.close()
+	}
+	m.mu.Unlock()
 	err := m.fw.Close()
 	<-m.done
 	return err

@@ -65,7 +65,7 @@ func (w *Watcher) addTree(dir string, scan bool) {
 		} else {
 			w.watched[dir] = true
 			delete(w.unwatched, dir)
-			_ = w.closes.add(dir, w.abs(dir)) // without it, quiet periods decide
+			_ = w.closes.add(w.abs(dir)) // without it, quiet periods decide
 		}
 		w.noteState()
 	}
@@ -88,7 +88,7 @@ func (w *Watcher) dropTree(dir string) {
 	for d := range w.watched {
 		if d == dir || dir == "" || strings.HasPrefix(d, dir+"/") {
 			_ = w.src.Remove(w.abs(d)) // fails when the kernel dropped it already
-			w.closes.remove(d)
+			w.closes.remove(w.abs(d))
 			delete(w.watched, d)
 		}
 	}

@@ -123,7 +123,7 @@ type Watcher struct {
 	dirty   map[string]map[string]bool // dir -> changed names; nil: the whole directory
 	recent  map[string]time.Time       // entries' last events (root-relative), for Batch.Busy
 	writing map[string]time.Time       // files modified and not closed since (closes.go), for Batch.Busy
-	closes  *closes                    // nil: no close events, quiet periods alone decide
+	closes  *closeSub                  // nil: no close events, quiet periods alone decide
 	restore map[string]bool            // directories that lost an own file (Batch.Restore)
 	rescan  bool
 	marks   int // bumped whenever dirty or rescan is set: tells real news from noise
@@ -137,29 +137,37 @@ func New(opts Options, log *zap.Logger) (*Watcher, error) {
 		log = zap.NewNop()
 	}
 	if opts.Mux != nil {
-		return newWithSource(opts, log, opts.Mux.Source()).withCloses(), nil
+		return newWithSource(opts, log, opts.Mux.Source()).withCloses(opts.Mux.closesFor(log), false), nil
 	}
 	fw, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		return nil, fmt.Errorf("start inotify: %w%s", err, limitHint(err))
 	}
-	return newWithSource(opts, log, fsnotifySource{fw}).withCloses(), nil
+	return newWithSource(opts, log, fsnotifySource{fw}).withCloses(ownCloses(log), true), nil
 }
 
-// withCloses makes w wait for a file's writer to close it (closes.go).
-// Without the instance (the system's inotify instances are used up),
-// quiet periods alone decide, as they did before.
-func (w *Watcher) withCloses() *Watcher {
-	c, err := newCloses()
-	if err != nil {
-		w.log.Warn("cannot watch for files closed after writing; a writer quiet for watch.settle is taken as done"+limitHint(err), zap.Error(err))
+// withCloses makes w wait for a file's writer to close it (closes.go),
+// through c: the Mux's, or (own) one made for w alone. Without one (the
+// system's inotify instances are used up), quiet periods alone decide, as
+// they did before.
+func (w *Watcher) withCloses(c *closes, own bool) *Watcher {
+	if c == nil {
 		return w
 	}
-	w.closes = c
+	w.closes = c.subscribe(own)
 	for dir := range w.watched {
-		_ = c.add(dir, w.abs(dir))
+		_ = w.closes.add(w.abs(dir))
 	}
 	return w
+}
+
+// ownCloses is an inotify instance for w's closes alone, or nil (logged).
+func ownCloses(log *zap.Logger) *closes {
+	c, err := newCloses()
+	if err != nil {
+		log.Warn("cannot watch for files closed after writing; a writer quiet for watch.settle is taken as done"+limitHint(err), zap.Error(err))
+	}
+	return c
 }
 
 func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
@@ -320,11 +328,7 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Batch) error {
 		case <-d.deadline:
 			w.log.Debug("deadline")
 			d.ready = true
-		case ev, ok := <-w.closes.eventsCh():
-			if !ok {
-				w.closes = nil
-				continue
-			}
+		case ev := <-w.closes.eventsCh():
 			was := w.pending()
 			w.noteWriting(ev)
 			d.arm(w, was)
