@@ -151,13 +151,15 @@ func (r *reader) attrsAt(i int) (int, bool) {
 		r.at.has, r.at.hidden = 0, false
 		return i + 1, false
 	}
-	return r.readAttrs(i)
+	return r.readAttrs(i, true)
 }
 
 // readAttrs reads a tag's attributes from i, by the tokenizer's rules, into
 // r.at. It returns where the tag ends and whether it is self-closing; -1
-// when the input ends within it (the tokenizer drops such a tag).
-func (r *reader) readAttrs(i int) (int, bool) {
+// when the input ends within it (the tokenizer drops such a tag). Without
+// all, it only notes an itemprop's presence (r.at.has), for a tag whose
+// other attributes do not count (voidAttrs).
+func (r *reader) readAttrs(i int, all bool) (int, bool) {
 	src := r.src
 	r.at.has, r.at.hidden = 0, false
 	for {
@@ -210,7 +212,11 @@ func (r *reader) readAttrs(i int) (int, bool) {
 				v1 = i
 			}
 		}
-		r.at.set(src, k0, k1, v0, v1)
+		if all {
+			r.at.set(src, k0, k1, v0, v1)
+		} else if k1-k0 == 8 && keyIs(src[k0:k1], "itemprop") {
+			r.at.has |= 1 << aItemprop
+		}
 	}
 }
 

@@ -37,6 +37,15 @@ func checkTag(t *testing.T, src []byte) {
 	if end != len(z.Raw()) {
 		t.Errorf("%q: tag ends at %d, tokenizer's at %d", src, end, len(z.Raw()))
 	}
+	// Read for where it ends and whether it has an itemprop only (a void
+	// element's tag, an end tag): the same end, and the itemprop noted.
+	skim := &reader{src: src}
+	if i < len(src) && src[i] != '>' {
+		if e, _ := skim.readAttrs(i, false); e != end || skim.at.has&(1<<aItemprop) != r.at.has&(1<<aItemprop) {
+			t.Errorf("%q: read for its end only, it ends at %d, itemprop %v; read in full at %d, %v",
+				src, e, skim.at.has&(1<<aItemprop) != 0, end, r.at.has&(1<<aItemprop) != 0)
+		}
+	}
 	zname, more := z.TagName()
 	// A name longer than the reader's buffer (no element it knows) is
 	// lowered by bytes.ToLower, as it always was (TestTagName).

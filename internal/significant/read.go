@@ -223,11 +223,22 @@ func nameHash(name []byte) uint64 {
 
 func (r *reader) startTag(i int) int {
 	name, nh, i := r.tagName(i)
-	end, selfClosing := r.attrsAt(i)
-	if end < 0 {
-		return len(r.src)
-	}
 	t := lookupTag(name, nh)
+	// attrsAt, with a tag that has none (its name then '>') read here:
+	// most tags of a page's body are such.
+	end, selfClosing := i+1, false
+	if i < len(r.src) && r.src[i] == '>' {
+		r.at.has, r.at.hidden = 0, false
+	} else {
+		if t.id == tOther && t.kind&^kInHead == kVoid {
+			if end, ok := r.voidTag(t, i); ok {
+				return end
+			}
+		}
+		if end, selfClosing = r.readAttrs(i, true); end < 0 {
+			return len(r.src)
+		}
+	}
 	if r.foreign > 0 {
 		// Inside svg or math nothing counts, and a self-closing tag has
 		// no end tag to wait for.
@@ -298,6 +309,25 @@ func (r *reader) startTag(i int) int {
 	return end
 }
 
+// voidTag reads the attributes, from i, of a void element's tag that
+// are nothing to the reader but an itemprop's value (meta, link, input,
+// source…: a head's many tags): where the tag ends, and for one with no
+// itemprop, nothing more (then ok). One with an itemprop (not ok) is
+// read as any other.
+func (r *reader) voidTag(t tagInfo, i int) (end int, ok bool) {
+	r.at.has, r.at.hidden = 0, false
+	if end, _ = r.readAttrs(i, false); end < 0 {
+		return len(r.src), true
+	}
+	if r.at.has != 0 {
+		return 0, false
+	}
+	if r.head && r.foreign == 0 && t.kind&kInHead == 0 {
+		r.closeHead()
+	}
+	return end, true
+}
+
 func (r *reader) closeHead() {
 	for k := len(r.stack) - 1; k >= 0; k-- {
 		if r.stack[k].id == tHead {
@@ -312,9 +342,12 @@ func (r *reader) closeHead() {
 
 func (r *reader) endTag(i int) int {
 	name, h, i := r.tagName(i)
-	end, _ := r.attrsAt(i)
-	if end < 0 {
-		return len(r.src)
+	end := i + 1
+	if i >= len(r.src) || r.src[i] != '>' {
+		// An end tag's attributes are nothing: only where it ends.
+		if end, _ = r.readAttrs(i, false); end < 0 {
+			return len(r.src)
+		}
 	}
 	t := lookupTag(name, h)
 	switch t.id {
@@ -355,26 +388,32 @@ func (r *reader) endTag(i int) int {
 const maxDepth = 512
 
 func (r *reader) push(f frame) {
-	if len(r.stack) >= maxDepth {
-		if f.skip {
-			r.skip--
-			if f.id == tSvg || f.id == tMath {
-				r.foreign--
-			}
+	if len(r.stack) < maxDepth {
+		if f.id == tP {
+			r.openP++
 		}
-		if f.link {
-			r.endLink()
-		}
-		if f.node {
-			r.flush()
-			r.cur = f.outer
-		}
+		r.stack = append(r.stack, f)
 		return
 	}
-	if f.id == tP {
-		r.openP++
+	r.pushDeep(f)
+}
+
+// pushDeep is push below maxDepth: the frame opens nothing, and what it
+// started ends.
+func (r *reader) pushDeep(f frame) {
+	if f.skip {
+		r.skip--
+		if f.id == tSvg || f.id == tMath {
+			r.foreign--
+		}
 	}
-	r.stack = append(r.stack, f)
+	if f.link {
+		r.endLink()
+	}
+	if f.node {
+		r.flush()
+		r.cur = f.outer
+	}
 }
 
 func (r *reader) pop() {
