@@ -229,6 +229,10 @@ func (r *reader) startTag(i int) int {
 	end, selfClosing := i+1, false
 	if i < len(r.src) && r.src[i] == '>' {
 		r.at.has, r.at.hidden = 0, false
+		if t.kind == kBlock && r.foreign == 0 && !r.head && r.skip == 0 && len(r.opts.Ignore) == 0 &&
+			(r.mainSeen || r.opts.Main.src == "") {
+			return r.openBlock(t, name, nh, i+1)
+		}
 	} else {
 		if t.id == tOther && t.kind&^kInHead == kVoid {
 			if end, ok := r.voidTag(t, i); ok {
@@ -306,6 +310,20 @@ func (r *reader) startTag(i int) int {
 		f.link = true
 	}
 	r.push(f)
+	return end
+}
+
+// openBlock is startTag's course, to end, for a block-level element's
+// tag with no attributes (<p>, <li>), in a page's body outside anything
+// skipped, with no selector to match: what startTag would do with it,
+// without asking what cannot be (hidden, raw, void, a link, main…).
+func (r *reader) openBlock(t tagInfo, name []byte, nh uint64, end int) int {
+	if impliesEnds[t.id] || r.openP > 0 {
+		r.implied(t)
+	}
+	outer := r.cur
+	r.openNode(t, name, false)
+	r.push(frame{name: nh, id: t.id, kind: t.kind, outer: outer, node: true})
 	return end
 }
 
