@@ -251,6 +251,12 @@ func (r *reader) startTag(i int) int {
 		}
 		return end
 	}
+	return r.element(t, name, nh, end, selfClosing)
+}
+
+// element is startTag's course, to end, for an element outside svg and
+// math, with its attributes in r.at.
+func (r *reader) element(t tagInfo, name []byte, nh uint64, end int, selfClosing bool) int {
 	if r.head && t.kind&kInHead == 0 {
 		r.closeHead()
 	}
@@ -258,22 +264,8 @@ func (r *reader) startTag(i int) int {
 		r.implied(t)
 	}
 	hidden := r.at.hidden || len(r.opts.Ignore) > 0 && r.ignored(name)
-	switch {
-	case t.kind&kRaw != 0:
-		return r.rawText(name, t, end, hidden)
-	case t.id == tImg:
-		if r.skip == 0 && !hidden {
-			r.image()
-		}
-		return end
-	case t.id == tBr:
-		r.space()
-		return end
-	case t.id == tBase:
-		if len(r.av(aHref)) > 0 {
-			r.url.setBase(r.attr(r.av(aHref)), &r.tmp)
-		}
-		return end
+	if t.kind&kRaw != 0 || t.id == tImg || t.id == tBr || t.id == tBase {
+		return r.special(t, name, end, hidden)
 	}
 	if len(r.av(aItemprop)) > 0 && r.skip == 0 && !hidden {
 		r.microdata()
@@ -344,6 +336,26 @@ func (r *reader) voidTag(t tagInfo, i int) (end int, ok bool) {
 		r.closeHead()
 	}
 	return end, true
+}
+
+// special is element's course for raw text (script, style, title…),
+// img, br and base.
+func (r *reader) special(t tagInfo, name []byte, end int, hidden bool) int {
+	switch {
+	case t.kind&kRaw != 0:
+		return r.rawText(name, t, end, hidden)
+	case t.id == tImg:
+		if r.skip == 0 && !hidden {
+			r.image()
+		}
+	case t.id == tBr:
+		r.space()
+	case t.id == tBase:
+		if len(r.av(aHref)) > 0 {
+			r.url.setBase(r.attr(r.av(aHref)), &r.tmp)
+		}
+	}
+	return end
 }
 
 func (r *reader) closeHead() {
