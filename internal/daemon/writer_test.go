@@ -9,6 +9,23 @@ import (
 	"time"
 )
 
+// stableBody is the page the writer tests rewrite: d/p.html.
+const stableBody = "<!doctype html><html><head><title>Stable</title></head><body><main><h1>Stable</h1>" +
+	"<p>Some text of its own.</p></main></body></html>"
+
+// stablePage writes d/p.html, waits for its publish, and returns its bytes.
+func (h *harness) stablePage(t *testing.T) string {
+	t.Helper()
+	if err := os.MkdirAll(h.path("d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.path("d/p.html"), []byte(stableBody), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	return stableBody
+}
+
 // TestStalledWriter: a writer that truncates a page and is held up longer
 // than watch.settle before it writes (what a busy machine's scheduler does
 // to any process; TestModel's own writes under load) leaves the page
@@ -18,15 +35,7 @@ import (
 // changes of what the page says, both owed).
 func TestStalledWriter(t *testing.T) {
 	h := start(t, "")
-	body := "<!doctype html><html><head><title>Stable</title></head><body><main><h1>Stable</h1>" +
-		"<p>Some text of its own.</p></main></body></html>"
-	if err := os.MkdirAll(h.path("d"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(h.path("d/p.html"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h.sync()
+	body := h.stablePage(t)
 	n := h.published()
 	f, err := os.OpenFile(h.path("d/p.html"), os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
@@ -54,15 +63,7 @@ func TestStalledWriter(t *testing.T) {
 // move no lastmod and owe nothing.
 func TestHalfWrittenPageIsNoVersion(t *testing.T) {
 	h := start(t, "")
-	body := "<!doctype html><html><head><title>Stable</title></head><body><main><h1>Stable</h1>" +
-		"<p>Some text of its own, and more of it.</p></main></body></html>"
-	if err := os.MkdirAll(h.path("d"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(h.path("d/p.html"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h.sync()
+	body := h.stablePage(t)
 	n, was := h.published(), h.lastmodOf("d/p.html")
 	f, err := os.OpenFile(h.path("d/p.html"), os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
@@ -95,8 +96,7 @@ func TestHalfWrittenPageIsNoVersion(t *testing.T) {
 // between batches by the same rule (session.betweenBatches).
 func TestRescanLeavesWritersAlone(t *testing.T) {
 	h := startConfig(t, strings.Replace(testConfig, "rescan: 0s", "rescan: 200ms", 1))
-	body := "<!doctype html><html><head><title>Stable</title></head><body><main><h1>Stable</h1>" +
-		"<p>Some text of its own.</p></main></body></html>"
+	body := stableBody
 	if err := os.MkdirAll(h.path("d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
