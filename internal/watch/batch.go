@@ -122,9 +122,13 @@ func (w *Watcher) clearPending(b Batch) {
 	w.rescan, w.rootMoved = false, false
 	for dir, names := range b.Busy {
 		for _, n := range names {
-			if _, open := w.writing[path.Join(dir, n)]; !open {
-				w.markName(dir, n)
+			rel := path.Join(dir, n)
+			if f, open := w.writing[rel]; open {
+				f.held = true
+				w.writing[rel] = f
+				continue
 			}
+			w.markName(dir, n)
 		}
 	}
 }

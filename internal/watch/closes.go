@@ -1,15 +1,14 @@
 package watch
 
 import (
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 	"unsafe"
 
+	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,10 +46,21 @@ type closes struct {
 	subs map[string][]*closeSub // directory -> the subscriptions watching it
 }
 
+// startCloses starts an instance, or returns nil and says why: without
+// one, quiet periods alone decide, as they did before.
+func startCloses(log *zap.Logger) *closes {
+	c, err := newCloses()
+	if err != nil {
+		log.Warn("cannot watch for files closed after writing; a writer quiet for watch.settle is taken as done"+limitHint(err), zap.Error(err))
+		return nil
+	}
+	return c
+}
+
 func newCloses() (*closes, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		return nil, err // never a non-nil *closes: callers test for nil
+		return nil, err
 	}
 	c := &closes{
 		// Non-blocking, through the runtime's poller: Close ends a Read.
@@ -238,30 +248,34 @@ func (s *closeSub) overflow() {
 	}
 }
 
+// openFile is a file modified and not closed since.
+type openFile struct {
+	since time.Time
+	held  bool // a batch handed it out busy, and did not keep it pending
+}
+
 // noteWriting folds a write or a close into what is open for writing. A
-// close makes the file's directory dirty by its name: the events of its
-// last writes may have been handed out while it was open.
+// close of a file that a batch held back makes it pending again, by
+// name; any other's writes made it pending already.
 func (w *Watcher) noteWriting(ev closeEvent) {
 	rel, ok := w.rel(ev.rel)
 	if !ok || rel == "" {
 		return
 	}
-	ev.rel = rel
-	name := path.Base(ev.rel)
+	name := path.Base(rel)
 	if w.opts.Ignore(name) || name[0] == '.' {
 		return
 	}
-	if !ev.closed {
-		if _, ok := w.writing[ev.rel]; !ok && len(w.writing) < maxRecent {
-			w.writing[ev.rel] = time.Now()
+	f, open := w.writing[rel]
+	switch {
+	case !ev.closed && !open && len(w.writing) < maxRecent:
+		w.writing[rel] = openFile{since: time.Now()}
+	case ev.closed && open:
+		delete(w.writing, rel)
+		if f.held {
+			w.markName(parentDir(rel), name)
 		}
-		return
 	}
-	if _, ok := w.writing[ev.rel]; !ok {
-		return
-	}
-	delete(w.writing, ev.rel)
-	w.markName(parentDir(ev.rel), name)
 }
 
 // closesLost handles an overflow of the closes' queue: every file held
@@ -274,18 +288,12 @@ func (w *Watcher) closesLost() {
 // expireWriting releases the files modified and not closed for longer
 // than age: they are read as they are.
 func (w *Watcher) expireWriting(age time.Duration) {
-	for rel, t := range w.writing {
-		if time.Since(t) >= age {
+	for rel, f := range w.writing {
+		if time.Since(f.since) >= age {
 			delete(w.writing, rel)
 			w.markName(parentDir(rel), path.Base(rel))
 		}
 	}
-}
-
-// writingNow lists the files held back as open for writing; Run's
-// goroutine owns them, so only a test that knows it is quiet asks.
-func (w *Watcher) writingNow() []string {
-	return slices.Sorted(maps.Keys(w.writing))
 }
 
 // parentDir is rel's directory, "" for the root.

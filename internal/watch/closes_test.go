@@ -54,10 +54,18 @@ func TestWriterHeldUpIsBusyUntilClosed(t *testing.T) {
 	if !slices.Contains(b.Busy["a"], "page.html") {
 		t.Fatalf("a file open for writing is not busy: %+v", b)
 	}
-	// Quiet for ten times Settle (and MaxDelay), still open: still busy.
-	time.Sleep(10 * w.opts.Settle)
-	if got := w.writingNow(); !slices.Contains(got, "a/page.html") {
-		t.Errorf("after %v quiet, open for writing: %v, want a/page.html", 10*w.opts.Settle, got)
+	// Quiet for ten times Settle (and MaxDelay), still open: never
+	// handed out as done.
+	quiet := time.After(10 * w.opts.Settle)
+	for waiting := true; waiting; {
+		select {
+		case b := <-out:
+			if slices.Contains(b.Names["a"], "page.html") && !slices.Contains(b.Busy["a"], "page.html") {
+				t.Fatalf("a file open for writing, its writer quiet, handed out as done: %+v", b)
+			}
+		case <-quiet:
+			waiting = false
+		}
 	}
 	if _, err := f.WriteString(" and the second.</p>"); err != nil {
 		t.Fatal(err)

@@ -37,9 +37,9 @@ type Mux struct {
 	done   chan struct{} // closed when the reader has stopped
 
 	// closes is the instance for files closed after writing (closes.go),
-	// made at the first Watcher's need; closesErr says it could not be.
-	closes    *closes
-	closesErr error
+	// made at the first Watcher's need, or nil when it could not be.
+	closes      *closes
+	closesTried bool
 }
 
 // closesFor returns the Mux's instance for closes, or nil (logged once)
@@ -47,11 +47,9 @@ type Mux struct {
 func (m *Mux) closesFor(log *zap.Logger) *closes {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closes == nil && m.closesErr == nil {
-		if m.closes, m.closesErr = newCloses(); m.closesErr != nil {
-			m.closes = nil
-			log.Warn("cannot watch for files closed after writing; a writer quiet for watch.settle is taken as done"+limitHint(m.closesErr), zap.Error(m.closesErr))
-		}
+	if !m.closesTried {
+		m.closesTried = true
+		m.closes = startCloses(log)
 	}
 	return m.closes
 }

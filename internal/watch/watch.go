@@ -122,7 +122,7 @@ type Watcher struct {
 
 	dirty   map[string]map[string]bool // dir -> changed names; nil: the whole directory
 	recent  map[string]time.Time       // entries' last events (root-relative), for Batch.Busy
-	writing map[string]time.Time       // files modified and not closed since (closes.go), for Batch.Busy
+	writing map[string]openFile        // files modified and not closed since (closes.go), for Batch.Busy
 	closes  *closeSub                  // nil: no close events, quiet periods alone decide
 	restore map[string]bool            // directories that lost an own file (Batch.Restore)
 	rescan  bool
@@ -143,7 +143,7 @@ func New(opts Options, log *zap.Logger) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start inotify: %w%s", err, limitHint(err))
 	}
-	return newWithSource(opts, log, fsnotifySource{fw}).withCloses(ownCloses(log), true), nil
+	return newWithSource(opts, log, fsnotifySource{fw}).withCloses(startCloses(log), true), nil
 }
 
 // withCloses makes w wait for a file's writer to close it (closes.go),
@@ -159,15 +159,6 @@ func (w *Watcher) withCloses(c *closes, own bool) *Watcher {
 		_ = w.closes.add(w.abs(dir))
 	}
 	return w
-}
-
-// ownCloses is an inotify instance for w's closes alone, or nil (logged).
-func ownCloses(log *zap.Logger) *closes {
-	c, err := newCloses()
-	if err != nil {
-		log.Warn("cannot watch for files closed after writing; a writer quiet for watch.settle is taken as done"+limitHint(err), zap.Error(err))
-	}
-	return c
 }
 
 func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
@@ -186,7 +177,7 @@ func newWithSource(opts Options, log *zap.Logger, src source) *Watcher {
 	w := &Watcher{
 		opts: opts, log: log.Named("watch"), src: src,
 		watched: map[string]bool{}, unwatched: map[string]bool{}, dirty: map[string]map[string]bool{},
-		recent: map[string]time.Time{}, writing: map[string]time.Time{}, restore: map[string]bool{},
+		recent: map[string]time.Time{}, writing: map[string]openFile{}, restore: map[string]bool{},
 	}
 	w.rootReal, _ = filepath.EvalSymlinks(opts.Root)
 	if st, err := os.Lstat(opts.Root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
