@@ -144,16 +144,6 @@ var lower = func() (t [256]byte) {
 	return t
 }()
 
-// attrsAt is readAttrs, with a tag that has none (its name then '>')
-// read without a call.
-func (r *reader) attrsAt(i int) (int, bool) {
-	if i < len(r.src) && r.src[i] == '>' {
-		r.at.has, r.at.hidden = 0, false
-		return i + 1, false
-	}
-	return r.readAttrs(i, true)
-}
-
 // readAttrs reads a tag's attributes from i, by the tokenizer's rules, into
 // r.at. It returns where the tag ends and whether it is self-closing; -1
 // when the input ends within it (the tokenizer drops such a tag). Without

@@ -18,14 +18,14 @@ var attrKeys = [nAttrs]string{aClass: "class", aID: "id", aRole: "role", aHref: 
 	aDataSrc: "data-src", aAlt: "alt", aType: "type", aItemprop: "itemprop", aContent: "content", aDatetime: "datetime"}
 
 // checkTag reads the tag src starts with as the reader does (tagName,
-// then attrsAt) and as the tokenizer does, and reports where they differ:
+// then readAttrs) and as the tokenizer does, and reports where they differ:
 // the name, where the tag ends, whether it closes itself, each attribute
 // the reader keeps (the first of its key, in any case), and hidden.
 func checkTag(t *testing.T, src []byte) {
 	t.Helper()
 	r := &reader{src: src}
 	name, h, i := r.tagName(1)
-	end, self := r.attrsAt(i)
+	end, self := r.readAttrs(i, true)
 	z := xhtml.NewTokenizer(bytes.NewReader(src))
 	tt := z.Next()
 	if tt != xhtml.StartTagToken && tt != xhtml.SelfClosingTagToken {

@@ -224,8 +224,8 @@ func nameHash(name []byte) uint64 {
 func (r *reader) startTag(i int) int {
 	name, nh, i := r.tagName(i)
 	t := lookupTag(name, nh)
-	// attrsAt, with a tag that has none (its name then '>') read here:
-	// most tags of a page's body are such.
+	// A tag with no attributes (its name then '>') is read here, without
+	// readAttrs: most tags of a page's body are such.
 	end, selfClosing := i+1, false
 	if i < len(r.src) && r.src[i] == '>' {
 		r.at.has, r.at.hidden = 0, false
@@ -428,8 +428,8 @@ func (r *reader) push(f frame) {
 	r.pushDeep(f)
 }
 
-// pushDeep is push below maxDepth: the frame opens nothing, and what it
-// started ends.
+// pushDeep is push past maxDepth: the frame is not kept, so what it
+// started ends at once.
 func (r *reader) pushDeep(f frame) {
 	if f.skip {
 		r.skip--
