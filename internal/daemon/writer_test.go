@@ -26,6 +26,18 @@ func (h *harness) stablePage(t *testing.T) string {
 	return stableBody
 }
 
+// keptVersion checks that d/p.html owes nothing since publish n and
+// still has lastmod was, after what says what was done to it.
+func (h *harness) keptVersion(t *testing.T, n int, was, what string) {
+	t.Helper()
+	if c := h.changesSince(n); slices.Contains(c.Changed, "https://static.test/d/p.html") {
+		t.Errorf("%s moved the page: %+v", what, c)
+	}
+	if got := h.lastmodOf("d/p.html"); got != was {
+		t.Errorf("%s: lastmod %q, was %q", what, got, was)
+	}
+}
+
 // TestStalledWriter: a writer that truncates a page and is held up longer
 // than watch.settle before it writes (what a busy machine's scheduler does
 // to any process; TestModel's own writes under load) leaves the page
@@ -78,12 +90,7 @@ func TestHalfWrittenPageIsNoVersion(t *testing.T) {
 	}
 	f.Close()
 	h.sync()
-	if c := h.changesSince(n); slices.Contains(c.Changed, "https://static.test/d/p.html") {
-		t.Errorf("the half page was taken as a version: %+v", c)
-	}
-	if now := h.lastmodOf("d/p.html"); now != was {
-		t.Errorf("lastmod %s, was %s: the same bytes, rewritten by a writer held up", now, was)
-	}
+	h.keptVersion(t, n, was, "the same bytes, rewritten by a writer held up half-way")
 	h.checkOracle()
 }
 
@@ -141,10 +148,5 @@ func TestRescanLeavesWritersAlone(t *testing.T) {
 	}
 	f.Close()
 	h.sync()
-	if c := h.changesSince(n); slices.Contains(c.Changed, "https://static.test/d/p.html") {
-		t.Errorf("a template-only rewrite met by rescans moved the lastmod: %+v", c)
-	}
-	if got := h.lastmodOf("d/p.html"); got != was {
-		t.Errorf("lastmod %q after the template-only rewrite, was %q", got, was)
-	}
+	h.keptVersion(t, n, was, "a template-only rewrite met by rescans")
 }
