@@ -1,6 +1,10 @@
 package build
 
-import "github.com/sitemapd/sitemapd/internal/tree"
+import (
+	"maps"
+
+	"github.com/sitemapd/sitemapd/internal/tree"
+)
 
 // repack packs the daemon's memory anew (tree.Memory.Repack) once a full
 // build has committed: its listings were made amid the walk's garbage and
@@ -27,11 +31,8 @@ func (ps *pageCache) repack() {
 			delete(bases, dir)
 		}
 	})
-	for d, l := range bases {
-		if _, ok := moved[d]; !ok {
-			moved[d] = l // a group memory does not hold (pagestate.go's held)
-		}
-	}
+	// What is left of bases is not in memory's groups (pagestate.go's held).
+	maps.Copy(moved, bases)
 	if bases != nil {
 		ps.stored.bases = moved
 	}
