@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -18,9 +19,16 @@ import (
 // publish is daemon=first-publish, and daemon=with-prints adds the full
 // build that follows it at once and prints every page, which is what a
 // daemon's first start costs in all.
+//
+// SITEMAPD_BENCH_ROOT names a real tree to build instead (read only: the
+// outputs go to a temporary output_dir), such as Debian's
+// /usr/share/doc/postgresql-doc-15/html.
 func BenchmarkFreshBuild(b *testing.B) {
-	root := filepath.Join(b.TempDir(), "root")
-	writeSite(b, root, 1)
+	root := os.Getenv("SITEMAPD_BENCH_ROOT")
+	if root == "" {
+		root = filepath.Join(b.TempDir(), "root")
+		writeSite(b, root, 1)
+	}
 	run := func(name, mode string, opts []Option, builds int) {
 		b.Run(name, func(b *testing.B) {
 			out := b.TempDir()
