@@ -106,36 +106,9 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 	if err := unix.Stat(w.abs(dir), &dst); err != nil || (tree.DirID{Dev: uint64(dst.Dev), Ino: dst.Ino}) != old.ID() {
 		return false
 	}
-	type found struct {
-		name string
-		st   *unix.Stat_t // nil: gone
-	}
-	var entries []found
-	// Each named page is replaced at its place, removed, or (new) added
-	// at the end: the others keep their order, so an edit leaves the
-	// listing's names as they were.
-	edit := make(map[string]*tree.Page, len(names))
-	for _, name := range names {
-		if _, dup := edit[name]; dup {
-			continue
-		}
-		edit[name] = nil
-		if _, isIndex := s.loc.IndexRank(name); isIndex {
-			return false
-		}
-		if w.ruledOutPage(dir, name) {
-			return false // was it there before? Only a read of the directory tells (Amend)
-		}
-		var st unix.Stat_t
-		err := unix.Lstat(w.abs(joinRel(dir, name)), &st)
-		switch {
-		case errors.Is(err, unix.ENOENT):
-			entries = append(entries, found{name, nil})
-		case err != nil, st.Mode&unix.S_IFMT == unix.S_IFLNK:
-			return false
-		default:
-			entries = append(entries, found{name, &st})
-		}
+	entries, edit, ok := w.statNamed(dir, names)
+	if !ok {
+		return false
 	}
 	was, had := scan.Left.take(&scan.mu, dir)
 	var add []tree.Page
@@ -185,6 +158,48 @@ func (w *Walk) refreshNames(mem *tree.Memory, scan *Group, dir string, names []s
 		w.walk(d, scan)
 	}
 	return true
+}
+
+// named is an entry a change named: its stat, or nil for one gone.
+type named struct {
+	name string
+	st   *unix.Stat_t
+}
+
+// statNamed stats each of the names in dir once (duplicates dropped), in
+// order, and returns them with the edit map refreshNames fills (each
+// name, for now without its page). It returns false when dir must be read
+// whole instead: an index file, a page a rule on its path alone leaves
+// out, a symlink, or a stat that failed but for ENOENT.
+func (w *Walk) statNamed(dir string, names []string) ([]named, map[string]*tree.Page, bool) {
+	var entries []named
+	// Each named page is replaced at its place, removed, or (new) added
+	// at the end: the others keep their order, so an edit leaves the
+	// listing's names as they were.
+	edit := make(map[string]*tree.Page, len(names))
+	for _, name := range names {
+		if _, dup := edit[name]; dup {
+			continue
+		}
+		edit[name] = nil
+		if _, isIndex := w.s.loc.IndexRank(name); isIndex {
+			return nil, nil, false
+		}
+		if w.ruledOutPage(dir, name) {
+			return nil, nil, false // was it there before? Only a read of the directory tells (Amend)
+		}
+		var st unix.Stat_t
+		err := unix.Lstat(w.abs(joinRel(dir, name)), &st)
+		switch {
+		case errors.Is(err, unix.ENOENT):
+			entries = append(entries, named{name, nil})
+		case err != nil, st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			return nil, nil, false
+		default:
+			entries = append(entries, named{name, &st})
+		}
+	}
+	return entries, edit, true
 }
 
 // ruledOutPage reports whether a page file of that name in dir would be
