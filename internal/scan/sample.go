@@ -23,6 +23,7 @@ type Sample struct {
 	model *significant.Model // the model learnt from it: its pages print under it alone
 	mu    sync.Mutex
 	pages map[string]sampled // by root-relative path
+	size  int                // the bytes of the pages kept (sampleBytes)
 	// left is len(pages), so that the pages of a large site past the
 	// sample's few hundred take no lock.
 	left   atomic.Int64
@@ -37,15 +38,25 @@ type sampled struct {
 	loc  string
 }
 
+// sampleBytes bounds the bytes of the pages a Sample keeps (a Page takes
+// some 0.8 bytes a byte of its page): the learner held them all while it
+// learnt, but the walk holds them beside its own memory. A sample of 300
+// pages of 15 KB is 4.5 MB; one of huge pages keeps what fits, and the
+// walk reads the others again.
+const sampleBytes = 16 << 20
+
 func newSample() *Sample { return &Sample{pages: make(map[string]sampled)} }
 
-// add keeps a page read for the sample; rel is its root-relative path.
-func (s *Sample) add(rel string, p sampled) {
+// add keeps a page read for the sample, of size bytes, if it fits; rel is
+// its root-relative path, which the walk reads it by once.
+func (s *Sample) add(rel string, p sampled, size int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pages[rel]; !ok {
-		s.left.Add(1)
+	if _, ok := s.pages[rel]; ok || s.size+size > sampleBytes {
+		return
 	}
+	s.size += size
+	s.left.Add(1)
 	s.pages[rel] = p
 }
 

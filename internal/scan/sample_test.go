@@ -194,7 +194,7 @@ func TestSampleTake(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newSample()
 			s.model = m
-			s.add(rel, sampled{page: page, sum: sum, loc: loc})
+			s.add(rel, sampled{page: page, sum: sum, loc: loc}, 100)
 			if got := s.take(c.rel, c.sum, c.loc, c.m); (got == page) != c.want || (got != nil && got != page) {
 				t.Errorf("take = %p, want the page: %v", got, c.want)
 			}
@@ -206,5 +206,22 @@ func TestSampleTake(t *testing.T) {
 	var none *Sample
 	if none.take(rel, sum, loc, m) != nil {
 		t.Error("no sample gave a page")
+	}
+}
+
+// TestSampleBytes: a sample keeps pages up to sampleBytes of them; the
+// walk reads the others again.
+func TestSampleBytes(t *testing.T) {
+	s := newSample()
+	page := new(significant.Page)
+	s.add("a.html", sampled{page: page}, sampleBytes/2)
+	s.add("b.html", sampled{page: page}, sampleBytes/2+1)
+	s.add("c.html", sampled{page: page}, sampleBytes/2)
+	s.add("c.html", sampled{page: page}, 1)
+	if s.Len() != 2 || s.size != sampleBytes {
+		t.Errorf("kept %d pages of %d bytes; want a and c, %d", s.Len(), s.size, sampleBytes)
+	}
+	if _, ok := s.pages["b.html"]; ok {
+		t.Error("kept the page past the budget")
 	}
 }

@@ -214,9 +214,9 @@ func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Mod
 			if l.Len() >= sampleSize {
 				return
 			}
-			if p, ok := s.samplePage(rel); ok {
+			if p, size, ok := s.samplePage(rel); ok {
 				l.Add(p.page)
-				sample.add(rel, p)
+				sample.add(rel, p, size)
 			}
 			seen(1)
 		}
@@ -284,24 +284,24 @@ func spread(names []string, k int) (picked, rest []string) {
 	return picked, rest
 }
 
-// samplePage reads one page of the sample (ok), with the hash of its
-// bytes and its URL, as the walk makes them (read, page), so that the
-// walk may print it from what was read here.
-func (s *Scanner) samplePage(rel string) (p sampled, ok bool) {
+// samplePage reads one page of the sample (ok) of size bytes, with the
+// hash of its bytes and its URL, as the walk makes them (read, page), so
+// that the walk may print it from what was read here.
+func (s *Scanner) samplePage(rel string) (p sampled, size int, ok bool) {
 	b, err := safefile.ReadFile(s.abs(rel), significant.Limit, safefile.NoFollow)
 	if err != nil {
 		var tooLarge *safefile.TooLargeError
 		if !errors.As(err, &tooLarge) && !errors.Is(err, fs.ErrNotExist) {
 			s.log.Debug("template sample: page not read", zap.String("path", s.abs(rel)), zap.Error(err))
 		}
-		return p, false
+		return p, 0, false
 	}
 	p.loc = s.PageLoc(tree.Parent(rel), path.Base(rel))
 	if p.page, err = s.sig.read(b, p.loc); err != nil {
-		return p, false
+		return p, 0, false
 	}
 	p.sum = xxhash.Sum64(b)
-	return p, true
+	return p, len(b), true
 }
 
 // abs is a root-relative path's absolute path.
