@@ -160,13 +160,13 @@ func (e *Engine) Build(ctx context.Context, opts ...UpdateOption) (*Report, erro
 	// The build a Report.PrintsOwed asked for walks the tree the first build
 	// walked a moment ago: what that walk warned of is not said again.
 	repeat := e.pages.tmpl.owed
-	stale, deferPrints := e.pages.tmpl.prepare(ctx, e.progress.add, e.opts.defers)
+	stale, deferPrints, sample := e.pages.tmpl.prepare(ctx, e.progress.add, e.opts.defers)
 	r.rep.PrintsOwed = deferPrints
 	r.store = e.pages.newStore()
 	e.pages.loadRecord(r.store != nil)
 	w, err := e.scan.NewWalk(ctx, batchOptions(opts).fullWalk(scan.WalkOptions{
 		Now: r.now, Clock: e.opts.now, Record: e.model.mem != nil || r.store != nil, Quiet: true, Known: e.pages.known,
-		StalePrints: stale, DeferPrints: deferPrints, Judged: r.judged.note,
+		StalePrints: stale, DeferPrints: deferPrints, Sample: sample, Judged: r.judged.note,
 	}, e.opts.changes, e.cfg.Watch.Settle))
 	if err != nil {
 		e.abort(r)

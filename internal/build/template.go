@@ -41,6 +41,10 @@ type template struct {
 
 	owed     bool // prints are deferred until the next full build
 	deferred bool // a build deferred them once: the next one may not
+
+	// learnt, if set, is told of each sample learnt from (tests: the
+	// walk uses it, and the engine keeps none once the build is done).
+	learnt func(*scan.Sample)
 }
 
 // fromStore takes the model a store found at start keeps, if any.
@@ -62,28 +66,33 @@ func (t *template) fromStore(s *pagestore.Store) {
 // none (seen is told of what it reads), unless mayDefer lets this build
 // defer the model and the prints (once in an engine's life). It reports
 // whether the prints known before are stale (made under no model, or
-// another one) and whether the walk is to defer prints.
-func (t *template) prepare(ctx context.Context, seen func(n int), mayDefer bool) (stale, deferPrints bool) {
+// another one) and whether the walk is to defer prints, and the pages a
+// model was learnt from (for the walk that follows: scan.Sample; not
+// kept here, so that the engine at rest holds none).
+func (t *template) prepare(ctx context.Context, seen func(n int), mayDefer bool) (stale, deferPrints bool, sample *scan.Sample) {
 	t.owed = false
 	if t.model != nil || !t.scan.Prints() {
-		return false, false
+		return false, false, nil
 	}
 	if mayDefer && !t.deferred {
 		t.deferred, t.owed = true, true
-		return true, true
+		return true, true, nil
 	}
-	m, err := t.scan.Learn(ctx, seen)
+	m, sample, err := t.scan.Learn(ctx, seen)
 	if err != nil || m == nil {
-		return false, false // no page to learn from, or cancelled: prints stay the landmark rule's
+		return false, false, nil // no page to learn from, or cancelled: prints stay the landmark rule's
 	}
 	b, err := m.MarshalBinary()
 	if err != nil {
 		t.log.Warn("template model cannot be kept; learnt again next time", zap.Error(err))
-		return false, false
+		return false, false, nil
 	}
 	t.model, t.bytes = m, b
 	t.scan.SetModel(m)
-	return true, false
+	if t.learnt != nil {
+		t.learnt(sample)
+	}
+	return true, false, sample
 }
 
 // keepIn writes the model into a store being written whole.

@@ -77,7 +77,7 @@ func TestLearnSample(t *testing.T) {
 			}
 			core, logs := observer.New(zap.InfoLevel)
 			s := New(cfg, zap.New(core), siteurl.New(cfg), Options{})
-			if m, err := s.Learn(context.Background(), func(int) {}); err != nil || m == nil {
+			if m, _, err := s.Learn(context.Background(), func(int) {}); err != nil || m == nil {
 				t.Fatalf("Learn: %v, %v", m, err)
 			}
 			l := logs.FilterMessage("learnt the site's template from its pages").All()

@@ -106,7 +106,7 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 			pr.sum = xxhash.Sum64(b)
 		}
 		if rd.wantsPrint(pr.sum) {
-			pr.print, pr.printed = w.s.print(b, loc)
+			pr.print, pr.printed = w.printOf(b, rel, loc, pr.sum, rd.content)
 		}
 		if rd.heads {
 			if pr.info, err = head.ReadBytes(b, loc); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 
+	"github.com/cespare/xxhash/v2"
 	"go.uber.org/zap"
 
 	"github.com/sitemapd/sitemapd/internal/safefile"
@@ -60,10 +61,11 @@ func (s *Scanner) Model() *significant.Model { return s.model.Load() }
 // significant, with somewhere to keep them).
 func (s *Scanner) Prints() bool { return s.sig != nil }
 
-// print makes the print of page b, or reports false (the page is not
-// read for it: too large, say), in which case its bytes' hash decides.
-func (s *Scanner) print(b []byte, loc string) (significant.Print, bool) {
-	pr, err := significant.ReadPrint(b, s.sig.options(loc), s.model.Load())
+// printUnder makes the print of page b under model m, or reports false
+// (the page is not read for it: too large, say), in which case its
+// bytes' hash decides.
+func (s *Scanner) printUnder(b []byte, loc string, m *significant.Model) (significant.Print, bool) {
+	pr, err := significant.ReadPrint(b, s.sig.options(loc), m)
 	if err != nil {
 		return significant.Print{}, false
 	}
@@ -199,19 +201,22 @@ const (
 // further from its directories' other pages once all are read. It tells
 // seen of the entries and pages it reads as it goes (the engine's
 // progress: a watchdog must see a first build's learning move). It
-// returns nil when the site has no HTML page to learn from.
-func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Model, error) {
+// returns nil when the site has no HTML page to learn from, and else the
+// pages it read too, for the walk that follows (WalkOptions.Sample).
+func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Model, *Sample, error) {
 	if s.sig == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	l := significant.NewLearner(nil)
+	sample := newSample()
 	add := func(pages []string) {
 		for _, rel := range pages {
 			if l.Len() >= sampleSize {
 				return
 			}
-			if p := s.samplePage(rel); p != nil {
-				l.Add(p)
+			if p, size, ok := s.samplePage(rel); ok {
+				l.Add(p.page)
+				sample.add(rel, p, size)
 			}
 			seen(1)
 		}
@@ -220,7 +225,7 @@ func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Mod
 	queue := []string{""}
 	for read := 0; len(queue) > 0 && l.Len() < sampleSize && read < learnDirs; read++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		dir := queue[0]
 		queue = queue[1:]
@@ -246,15 +251,16 @@ func (s *Scanner) Learn(ctx context.Context, seen func(n int)) (*significant.Mod
 		more = append(more, extra...)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	add(more)
 	if l.Len() == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	m := l.Model()
+	sample.model = m
 	s.log.Info("learnt the site's template from its pages", zap.Int("pages", l.Len()))
-	return m, nil
+	return m, sample, nil
 }
 
 // spread picks up to k of names, evenly spaced in their order, and
@@ -278,21 +284,24 @@ func spread(names []string, k int) (picked, rest []string) {
 	return picked, rest
 }
 
-// samplePage reads one page of the sample, or nil.
-func (s *Scanner) samplePage(rel string) *significant.Page {
+// samplePage reads one page of the sample (ok) of size bytes, with the
+// hash of its bytes and its URL, as the walk makes them (read, page), so
+// that the walk may print it from what was read here.
+func (s *Scanner) samplePage(rel string) (p sampled, size int, ok bool) {
 	b, err := safefile.ReadFile(s.abs(rel), significant.Limit, safefile.NoFollow)
 	if err != nil {
 		var tooLarge *safefile.TooLargeError
 		if !errors.As(err, &tooLarge) && !errors.Is(err, fs.ErrNotExist) {
 			s.log.Debug("template sample: page not read", zap.String("path", s.abs(rel)), zap.Error(err))
 		}
-		return nil
+		return p, 0, false
 	}
-	p, err := s.sig.read(b, s.loc.Loc(s.loc.PagePath(tree.Parent(rel), path.Base(rel))))
-	if err != nil {
-		return nil
+	p.loc = s.PageLoc(tree.Parent(rel), path.Base(rel))
+	if p.page, err = s.sig.read(b, p.loc); err != nil {
+		return p, 0, false
 	}
-	return p
+	p.sum = xxhash.Sum64(b)
+	return p, len(b), true
 }
 
 // abs is a root-relative path's absolute path.

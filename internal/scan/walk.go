@@ -140,6 +140,10 @@ type WalkOptions struct {
 	// defer. It spares the first publish a second parse of every page
 	// and the model's learning.
 	DeferPrints bool
+	// Sample, if set, is the pages the scanner's model was just learnt
+	// from (Learn): those found with the same bytes are printed from it,
+	// not read again. The walk drops it when the tree is read.
+	Sample *Sample
 	// Judged, if set, is told of each page read again whose bytes
 	// changed: whether its lastmod moved, and why (sitemapd plan).
 	// Calls come from the walk's goroutines, at once.
@@ -217,6 +221,9 @@ func (s *Scanner) NewWalk(ctx context.Context, o WalkOptions) (*Walk, error) {
 func (w *Walk) Tree(done func(*Group)) {
 	w.done = done
 	w.walk("", &Group{Dir: ""})
+	// All read: what the sample holds still (pages the walk did not
+	// meet) is of no more use, and whoever keeps the walk keeps no page.
+	w.o.Sample = nil
 }
 
 // Group reads the pages of one group (as tree.Depth names it), with its
