@@ -95,35 +95,50 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 		// end, into a buffer used again for the next page. So does a
 		// page that may be printed: the print reads it whole, and one
 		// read serves its hash, head, print and images.
-		bp := pageBuf(size)
-		defer putPageBuf(bp)
-		n, err := io.ReadFull(fdReader(fd), (*bp)[:size])
-		if err != nil && err != io.ErrUnexpectedEOF { // shrunk since its stat: read what is there
-			return pr, fmt.Errorf("read failed: %w", err)
-		}
-		b := (*bp)[:n]
-		if rd.content {
-			pr.sum = xxhash.Sum64(b)
-		}
-		if rd.wantsPrint(pr.sum) {
-			pr.print, pr.printed = w.printOf(b, rel, loc, pr.sum, rd.content)
-		}
-		if rd.heads {
-			if pr.info, err = head.ReadBytes(b, loc); err != nil {
-				return pr, err
-			}
-		}
-		if rd.images {
-			if pr.images, err = w.images(bytes.NewReader(b), loc, rel); err != nil {
-				return pr, err
-			}
-		}
-		return pr, w.checkLegacy(&pr, fd, st.size, rd, loc)
+		pr, err = w.readWhole(fd, size, rel, loc, rd)
+	} else {
+		pr, err = w.readStreamed(fd, size, rel, loc, rd)
 	}
-	// A larger one is read as far as its head goes, and, for its hash,
-	// to its end; for its images, again from its start, as it streams
-	// (the page cache has it): holding a whole page would cost the
-	// memory of the largest.
+	if err != nil {
+		return pr, err
+	}
+	return pr, w.checkLegacy(&pr, fd, st.size, rd, loc)
+}
+
+// readWhole reads what rd says of the page open as fd, of size bytes,
+// from one read of it into a buffer.
+func (w *Walk) readWhole(fd int, size int64, rel, loc string, rd reading) (pr pageRead, err error) {
+	bp := pageBuf(size)
+	defer putPageBuf(bp)
+	n, err := io.ReadFull(fdReader(fd), (*bp)[:size])
+	if err != nil && err != io.ErrUnexpectedEOF { // shrunk since its stat: read what is there
+		return pr, fmt.Errorf("read failed: %w", err)
+	}
+	b := (*bp)[:n]
+	if rd.content {
+		pr.sum = xxhash.Sum64(b)
+	}
+	if rd.wantsPrint(pr.sum) {
+		pr.print, pr.printed = w.printOf(b, rel, loc, pr.sum, rd.content)
+	}
+	if rd.heads {
+		if pr.info, err = head.ReadBytes(b, loc); err != nil {
+			return pr, err
+		}
+	}
+	if rd.images {
+		if pr.images, err = w.images(bytes.NewReader(b), loc, rel); err != nil {
+			return pr, err
+		}
+	}
+	return pr, nil
+}
+
+// readStreamed reads what rd says of a larger page, open as fd, of size
+// bytes, as far as its head goes, and, for its hash, to its end; for its
+// images, again from its start, as it streams (the page cache has it):
+// holding a whole page would cost the memory of the largest.
+func (w *Walk) readStreamed(fd int, size int64, rel, loc string, rd reading) (pr pageRead, err error) {
 	r := io.Reader(io.LimitReader(fdReader(fd), size))
 	var d *xxhash.Digest
 	if rd.content {
@@ -151,7 +166,7 @@ func (w *Walk) read(rel, name, loc string, st fileStat, dirFD int, rd reading) (
 			return pr, fmt.Errorf("read failed: %w", err)
 		}
 	}
-	return pr, w.checkLegacy(&pr, fd, st.size, rd, loc)
+	return pr, nil
 }
 
 // largePage is the largest buffer pageBuf keeps for the next page: a few
