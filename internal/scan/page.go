@@ -262,49 +262,21 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		return false
 	}
 	p.Stamp = stamp
-	heads := s.heads && isHTML(p.Name)
-	images := s.images != nil && isHTML(p.Name)
-	// Pages reached through a symlinked directory have nothing known
-	// (kn is nil): their hash would have nothing to be compared with.
-	content := s.content && kn != nil
-	if !heads && !images && !content {
+	rd, reads := w.readingOf(p.Name, k, wasKnown, kn != nil)
+	if !reads {
 		return false
 	}
-	rd := reading{heads: heads, images: images, content: content}
-	if content && s.sig != nil && isHTML(p.Name) && !w.o.DeferPrints {
-		// Made only if the bytes changed, or the page has none yet.
-		rd.print = true
-		rd.unless = func(sum uint64) bool { return wasKnown && k.Sum == sum && k.Print != 0 }
-	}
-	if content && wasKnown {
-		rd.known.sum, rd.known.printed = k.Sum, k.Print != 0
-	}
+	heads, content := rd.heads, rd.content
 	r, err := w.read(rel, p.Name, loc(), st, dirFD, rd)
 	sum, info := r.sum, r.info
 	if r.legacy {
 		k.Sum = sum // the same bytes as the store's, hashed the old way
 	}
-	switch {
-	case errors.Is(err, unix.ENOENT):
-		return true
-	case errors.Is(err, errInFlux):
-		// Written to as it was read: what was read may be half a file,
-		// and its hash would make a rewrite of the same bytes look like
-		// two changes. It is listed as known (or as read, if new) and
-		// read again next time, which the write's last event brings.
-		p.Stamp = tree.NoStamp
-		if wasKnown {
-			keepKnown(p, k)
-			if p.Head.Hidden() {
-				w.leave(g, p.Head.Out, loc(), rel, "")
-			}
-			return false
+	if err != nil {
+		if done, gone := w.readFailed(g, p, rel, k, wasKnown, err, loc); done {
+			return gone
 		}
-		sum = 0
-	case err != nil:
-		w.log.Warn("listed by its mtime, without reading it: "+err.Error(), zap.String("path", w.abs(rel)))
-		p.Stamp = tree.NoStamp
-		return false
+		sum = 0 // a new page being written: no version of it yet
 	}
 	if content {
 		w.judge(rel, p, k, wasKnown, sum, r.print, r.printed)
@@ -320,6 +292,55 @@ func (w *Walk) state(g *Group, p *tree.Page, rel string, st fileStat, dirFD int,
 		p.Head.Images = packImages(r.images)
 	}
 	return false
+}
+
+// readingOf says what to read of a page file of that name, known as k
+// (wasKnown) in a directory whose pages are known (inTree: not one
+// reached through a symlinked directory, whose hash would have nothing to
+// be compared with), and whether there is anything to read.
+func (w *Walk) readingOf(name string, k tree.Page, wasKnown, inTree bool) (reading, bool) {
+	s := w.s
+	rd := reading{heads: s.heads && isHTML(name), images: s.images != nil && isHTML(name), content: s.content && inTree}
+	if !rd.heads && !rd.images && !rd.content {
+		return rd, false
+	}
+	if rd.content && s.sig != nil && isHTML(name) && !w.o.DeferPrints {
+		// Made only if the bytes changed, or the page has none yet.
+		rd.print = true
+		rd.unless = func(sum uint64) bool { return wasKnown && k.Sum == sum && k.Print != 0 }
+	}
+	if rd.content && wasKnown {
+		rd.known.sum, rd.known.printed = k.Sum, k.Print != 0
+	}
+	return rd, true
+}
+
+// readFailed settles page p (known as k, if wasKnown) whose read failed
+// with err. It reports done when the page's state is settled (gone: the
+// file vanished); not done for a new page written to as it was read,
+// which is listed as read, with no hash.
+func (w *Walk) readFailed(g *Group, p *tree.Page, rel string, k tree.Page, wasKnown bool, err error, loc func() string) (done, gone bool) {
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return true, true
+	case errors.Is(err, errInFlux):
+		// Written to as it was read: what was read may be half a file,
+		// and its hash would make a rewrite of the same bytes look like
+		// two changes. It is listed as known (or as read, if new) and
+		// read again next time, which the write's last event brings.
+		p.Stamp = tree.NoStamp
+		if !wasKnown {
+			return false, false
+		}
+		keepKnown(p, k)
+		if p.Head.Hidden() {
+			w.leave(g, p.Head.Out, loc(), rel, "")
+		}
+		return true, false
+	}
+	w.log.Warn("listed by its mtime, without reading it: "+err.Error(), zap.String("path", w.abs(rel)))
+	p.Stamp = tree.NoStamp
+	return true, false
 }
 
 // keepKnown keeps what is known of page p (k) but its stamp: its time
