@@ -18,7 +18,12 @@ import (
 // model of a site not learnt yet (see Print).
 type Model struct {
 	tokens, roots, templates, seen set
-	pages                          int
+	// anchors: content roots that a page's node with the same signature
+	// of its own, the only one on the page, stands for when no node of
+	// the page is in a root region (a wrapper above it added or dropped
+	// by a theme option); each as anchor(signature, root).
+	anchors set
+	pages   int
 }
 
 // rootSeed is the key above the top of every page.
@@ -31,23 +36,37 @@ func keys(p *Page, tokens *set, out []uint64) []uint64 {
 	n := len(p.nodes)
 	out = slices.Grow(out[:0], n)[:n]
 	for i := range p.nodes {
-		nd := &p.nodes[i]
 		k := uint64(rootSeed)
-		if nd.parent >= 0 {
-			k = out[nd.parent]
+		if par := p.nodes[i].parent; par >= 0 {
+			k = out[par]
 		}
-		var t uint64
-		if nd.ntok > 0 {
-			for _, tok := range p.toks[nd.tok0 : nd.tok0+int32(nd.ntok)] {
-				if tokens.has(tok) {
-					t += mix(0, tok)
-				}
-			}
-		}
-		out[i] = mix(mix(mix(k, uint64(nd.tag)), nd.role), t)
+		out[i] = step(k, p, int32(i), tokens)
 	}
 	return out
 }
+
+// step is the key of page p's node n under its parent's key k: k with
+// the node's tag, role and the tokens the set holds.
+func step(k uint64, p *Page, n int32, tokens *set) uint64 {
+	nd := &p.nodes[n]
+	var t uint64
+	if nd.ntok > 0 {
+		for _, tok := range p.toks[nd.tok0 : nd.tok0+int32(nd.ntok)] {
+			if tokens.has(tok) {
+				t += mix(0, tok)
+			}
+		}
+	}
+	return mix(mix(mix(k, uint64(nd.tag)), nd.role), t)
+}
+
+// localSeed starts a node's own signature (step from it): its tag, role
+// and tokens, whatever is above it.
+const localSeed = 0x2545f4914f6cdd1d
+
+// anchor is the key under which the model keeps that a content root
+// region (key root) is recognised by its own signature (local).
+func anchor(local, root uint64) uint64 { return mix(mix(localSeed, local), root) }
 
 var scratch = sync.Pool{New: func() any { s := make([]uint64, 0, 256); return &s }}
 
@@ -57,6 +76,14 @@ const (
 	content        // under a content root
 	inert          // under a content root, in a region that repeats
 	repeats        // in no content root, in a region that repeats
+)
+
+// What judge notes of a node besides its key: a root is below it
+// (1), it is the page's root, or the page's root and a wrapper (a root
+// region around other pages' roots: in both the roots and templates).
+const (
+	rootHere    = 2
+	wrapperHere = 3
 )
 
 // Print is the page's fingerprint under the model: its title, its JSON-LD,
@@ -153,29 +180,28 @@ func (m *Model) judge(p *Page, sp *[]uint64) []uint64 {
 	clear(below)
 	ks = ks[:n]
 	nodes := p.nodes[:n]
-	for i := n - 1; i >= 0; i-- {
-		isRoot := m.roots.has(ks[i])
-		if par := nodes[i].parent; par >= 0 && (isRoot || below[i] != 0) {
-			below[par] = 1
-		}
-		if isRoot && below[i] == 0 {
-			below[i] = 2 // the root: no root below
-		}
+	if !m.markRoots(nodes, ks, below) && m.reanchor(p, ks) {
+		clear(below)
+		m.markRoots(nodes, ks, below)
 	}
 	for i := range nodes {
 		v := uint64(outside)
-		if par := nodes[i].parent; par >= 0 {
+		par := nodes[i].parent
+		if par >= 0 {
 			v = ks[par] // already a verdict: parents come first
 		}
 		switch v {
 		case outside, repeats:
-			if below[i] == 2 {
+			if below[i] >= rootHere {
 				v = content
 			} else if v == outside && m.templates.has(ks[i]) {
 				v = repeats
 			}
 		case content:
-			if m.templates.has(ks[i]) {
+			if m.templates.has(ks[i]) || par >= 0 && below[par] == wrapperHere && !m.seen.has(ks[i]) {
+				// A region that repeats; or one new directly in a
+				// wrapper root, beside where other pages' roots are:
+				// what a theme adds to every page.
 				v = inert
 			}
 		}
@@ -183,6 +209,132 @@ func (m *Model) judge(p *Page, sp *[]uint64) []uint64 {
 	}
 	*sp = ks
 	return ks
+}
+
+// markRoots notes in below, for each node, whether a root is below it
+// (1), or it is the page's root (rootHere, or wrapperHere for a wrapper
+// root), and reports whether the page has a root that is not a wrapper.
+func (m *Model) markRoots(nodes []node, ks, below []uint64) bool {
+	found := false
+	for i := len(nodes) - 1; i >= 0; i-- {
+		isRoot := m.roots.has(ks[i])
+		if par := nodes[i].parent; par >= 0 && (isRoot || below[i] != 0) {
+			below[par] = 1
+		}
+		if isRoot && below[i] == 0 {
+			below[i] = rootHere
+			if m.templates.has(ks[i]) {
+				below[i] = wrapperHere
+			} else {
+				found = true
+			}
+		}
+	}
+	return found
+}
+
+// reanchor finds, on a page with no node in a root region but wrappers,
+// the node that stands for one: in a region the model never saw, the
+// only node of the page with the signature of its own (tag, role,
+// tokens), or else of its own and its parent's, of a root the model
+// anchors. It gives it that root's key, and its subtree the keys they
+// would have under it, so that what the model knows inside the root
+// applies: a theme option that adds or drops a wrapper above the content
+// moves no page. It reports whether it found one.
+func (m *Model) reanchor(p *Page, ks []uint64) bool {
+	if len(m.anchors.keys) == 0 {
+		return false
+	}
+	// The longer signature first: it says more of where the node is.
+	for depth := anchorDepth; depth >= 1; depth-- {
+		sigs := localSigs(p, &m.tokens, depth)
+		counts := make(map[uint64]int, len(sigs))
+		for _, l := range sigs {
+			counts[l]++
+		}
+		at, root, many := int32(-1), uint64(0), false
+		for i, l := range sigs {
+			if l == 0 || counts[l] != 1 || m.seen.has(ks[i]) {
+				continue // not unique; or where the model saw it, it is what it was
+			}
+			for _, r := range m.roots.keys {
+				if m.anchors.has(anchor(l, r)) {
+					many = many || at >= 0
+					at, root = int32(i), r
+				}
+			}
+		}
+		if many {
+			return false
+		}
+		if at >= 0 {
+			rekey(p, ks, at, root, &m.tokens)
+			return true
+		}
+	}
+	return false
+}
+
+// anchorDepth: a root is anchored by its own signature, and by its own
+// and its parent's (a root that is a plain <section> in a <div
+// class=body>).
+const anchorDepth = 2
+
+// localSigs are the signatures of the page's nodes over depth levels
+// (the node's own, and its ancestors' up to depth); 0 for a node with
+// fewer ancestors, or whose levels say nothing of it but their tags (a
+// bare <p> is anywhere).
+func localSigs(p *Page, tokens *set, depth int) []uint64 {
+	sigs := make([]uint64, len(p.nodes))
+	for i := range p.nodes {
+		chain := []int32{int32(i)}
+		for len(chain) < depth && p.nodes[chain[len(chain)-1]].parent >= 0 {
+			chain = append(chain, p.nodes[chain[len(chain)-1]].parent)
+		}
+		if len(chain) < depth {
+			continue
+		}
+		l, named := uint64(localSeed), false
+		for j := len(chain) - 1; j >= 0; j-- {
+			l = step(l, p, chain[j], tokens)
+			named = named || isNamed(p, chain[j], tokens)
+		}
+		if named {
+			sigs[i] = l
+		}
+	}
+	return sigs
+}
+
+// isNamed reports whether node n says more than its tag: a token the set
+// holds, a role, or main or article.
+func isNamed(p *Page, n int32, tokens *set) bool {
+	nd := &p.nodes[n]
+	switch {
+	case nd.tag == tMain || nd.tag == tArticle:
+		return true
+	case nd.role != 0 && nd.tag != tOther && nd.tag < tFirstPlain && nd.tag != tH:
+		return true // the role slot holds a role, not the tag's name
+	}
+	for _, tok := range p.toks[nd.tok0 : nd.tok0+int32(nd.ntok)] {
+		if tokens.has(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// rekey gives node at the key root, and its subtree the keys under it.
+func rekey(p *Page, ks []uint64, at int32, root uint64, tokens *set) {
+	ks[at] = root
+	// Nodes come after their parents: one pass re-keys the subtree.
+	in := map[int32]bool{at: true}
+	for i := at + 1; i < int32(len(p.nodes)); i++ {
+		if par := p.nodes[i].parent; in[par] {
+			in[i] = true
+			ks[i] = step(ks[par], p, i, tokens)
+		}
+	}
 }
 
 // Known is how many of the page's blocks are in regions the model saw,
@@ -223,12 +375,14 @@ func (m *Model) Regions() (seen, roots, templates int) {
 	return len(m.seen.keys), len(m.roots.keys), len(m.templates.keys)
 }
 
-// The stored form: "SIGM", a version byte, the page count, then the four
-// sets (tokens, roots, templates, seen), each as a count and its sorted
-// keys' deltas, all uvarints. The same model is always the same bytes.
+// The stored form: "SIGM", a version byte, the page count, then the sets
+// (tokens, roots, templates, seen, and from version 2 anchors), each as a
+// count and its sorted keys' deltas, all uvarints. The same model is
+// always the same bytes. A model of version 1 (no anchors) is read as it
+// was: its prints do not move.
 const (
 	magic   = "SIGM"
-	version = 1
+	version = 2
 )
 
 // MarshalBinary is the model's stored form, for the caller's state
@@ -237,12 +391,12 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	if m == nil {
 		return nil, errors.New("significant: no model to marshal")
 	}
-	n := len(m.tokens.keys) + len(m.roots.keys) + len(m.templates.keys) + len(m.seen.keys)
+	n := len(m.tokens.keys) + len(m.roots.keys) + len(m.templates.keys) + len(m.seen.keys) + len(m.anchors.keys)
 	b := make([]byte, 0, 16+9*n)
 	b = append(b, magic...)
 	b = append(b, version)
 	b = binary.AppendUvarint(b, uint64(m.pages))
-	for _, s := range []*set{&m.tokens, &m.roots, &m.templates, &m.seen} {
+	for _, s := range []*set{&m.tokens, &m.roots, &m.templates, &m.seen, &m.anchors} {
 		b = binary.AppendUvarint(b, uint64(len(s.keys)))
 		var prev uint64
 		for _, k := range s.keys {
@@ -258,8 +412,9 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	if len(b) < len(magic)+1 || string(b[:len(magic)]) != magic {
 		return errors.New("significant: not a stored model")
 	}
-	if b[len(magic)] != version {
-		return fmt.Errorf("significant: stored model of version %d, not %d", b[len(magic)], version)
+	v := b[len(magic)]
+	if v < 1 || v > version {
+		return fmt.Errorf("significant: stored model of version %d, not 1 to %d", v, version)
 	}
 	b = b[len(magic)+1:]
 	next := func() (uint64, error) {
@@ -274,8 +429,12 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return err
 	}
-	var sets [4]set
-	for i := range sets {
+	var sets [5]set
+	n := 5
+	if v == 1 {
+		n = 4 // no anchors
+	}
+	for i := range sets[:n] {
 		count, err := next()
 		if err != nil {
 			return err
@@ -301,7 +460,7 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	if len(b) != 0 {
 		return errors.New("significant: stored model has trailing bytes")
 	}
-	*m = Model{tokens: sets[0], roots: sets[1], templates: sets[2], seen: sets[3], pages: int(min(pages, 1<<31))}
+	*m = Model{tokens: sets[0], roots: sets[1], templates: sets[2], seen: sets[3], anchors: sets[4], pages: int(min(pages, 1<<31))}
 	return nil
 }
 
