@@ -48,15 +48,15 @@ func TestSphinxBuiltinThemes(t *testing.T) {
 // wrapper): it must move neither.
 func TestSphinxPress(t *testing.T) {
 	needTools(t, sphinx.tools...)
-	needPython(t, "sphinx-build", "sphinx_press_theme", "python3-sphinx-press-theme")
+	needPython(t, "sphinx-build", "import sphinx_press_theme", "python3-sphinx-press-theme")
 	checkSite(t, sphinx, sphinxSite("press"), []string{epoch2026}, sphinxChanges(
 		`html_theme_options = {'external_links': [('Github', 'https://github.com/widget/widget')]}`))
 }
 
 // needPython fails or skips the test, as needTools does, when the Python
-// that runs tool (its #! line's) cannot import module (of Debian package
-// pkg).
-func needPython(t *testing.T, tool, module, pkg string) {
+// that runs tool (its #! line's) cannot run code (a theme's import), the
+// Debian package pkg missing.
+func needPython(t *testing.T, tool, code, pkg string) {
 	t.Helper()
 	path, err := exec.LookPath(tool)
 	if err != nil {
@@ -75,10 +75,10 @@ func needPython(t *testing.T, tool, module, pkg string) {
 			python = fields[1]
 		}
 	}
-	if out, err := exec.Command(python, "-c", "import "+module).CombinedOutput(); err != nil {
+	if out, err := exec.Command(python, "-c", code).CombinedOutput(); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (%s) is not installed (CI=true: a missing generator fails the test): %s", module, pkg, out)
+			t.Fatalf("%s is not installed (CI=true: a missing generator fails the test): %s", pkg, out)
 		}
-		t.Skipf("%s (%s) is not installed: skipped outside CI", module, pkg)
+		t.Skipf("%s is not installed: skipped outside CI", pkg)
 	}
 }
