@@ -2,6 +2,7 @@ package significant
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,4 +153,44 @@ func TestModelVersion1(t *testing.T) {
 			t.Errorf("%s: another Print under the model stored again", k)
 		}
 	}
+}
+
+// FuzzPrintAnchored prints pages under a model with anchors and wrapper
+// roots (learnt from pages like TestWrapperRoot's and TestWrapperDropped's):
+// a page that drops, adds or mangles wrappers never panics, and ReadPrint
+// prints what Read and Print do.
+func FuzzPrintAnchored(f *testing.F) {
+	var sample []string
+	for i := range 8 {
+		text := para(fmt.Sprint("page", i), 0)
+		sample = append(sample,
+			fmt.Sprintf(`<html><body><div class="app"><div class="nav"><a href="/">Home</a></div><div class="crumbs">» %d</div><div class="document"><div class="bodywrapper"><div class="body"><section><h1>T%d</h1><p>%s</p><p>%s</p></section></div></div></div></div></body></html>`, i, i, text, text),
+			fmt.Sprintf(`<html><body><div class="app"><div class="nav"><a href="/">Home</a></div><div class="crumbs">» Index %d</div><div class="document"><h1>Index %d</h1></div></div></body></html>`, i, i))
+	}
+	l := NewLearner(nil)
+	for i, s := range sample {
+		p, err := Read([]byte(s), Options{URL: fmt.Sprintf("/p%d.html", i)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		l.Add(p)
+	}
+	m := l.Model()
+	if wrappers := slices.DeleteFunc(slices.Clone(m.roots.keys), func(k uint64) bool { return !m.templates.has(k) }); len(m.anchors.keys) == 0 || len(wrappers) == 0 {
+		f.Fatalf("the model has %d anchors, %d wrapper roots", len(m.anchors.keys), len(wrappers))
+	}
+	for _, s := range sample[:2] {
+		f.Add([]byte(s))
+		f.Add([]byte(strings.Replace(s, `<div class="bodywrapper">`, ``, 1)))
+		f.Add([]byte(strings.Replace(s, `<div class="document">`, `<div class="document"><div class="new">x</div>`, 1)))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p, err := Read(src, Options{URL: "/p.html"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr, _ := ReadPrint(src, Options{URL: "/p.html"}, m); pr != m.Print(p) {
+			t.Fatalf("ReadPrint = %x, Print(Read) = %x", pr.Bytes(), m.Print(p).Bytes())
+		}
+	})
 }
