@@ -58,7 +58,12 @@
 // model when the pages it is the root of hold twice as much unique
 // content as those it is on but neither the root nor around it. A region
 // repeats when half its content (by length) repeats, on three pages or
-// more.
+// more; or when it is on three pages or more outside their content root,
+// and on fewer than half as many under it (the menu of an index page
+// whose root, having little of its own, is the wrapper around other
+// pages' roots). A content root region around other pages' roots, on
+// three pages or more, is a wrapper: a region new directly in it is
+// template (a menu entry a theme option adds beside the content).
 //
 // Under the model a block is content when it is under a page's content
 // root, the deepest instance of a root region on its path (Hugo's list
@@ -73,9 +78,16 @@
 // the first to land included, because pages are judged by the model
 // learnt before the change, not by what the new version looks like.
 //
-// A page with no block under a content root (a layout the model has not
-// seen) counts what the landmark rule counts and the model does not know
-// to repeat. A nil *Model (no model yet: the first build) judges every
+// A page whose only content roots are wrappers, or that has none (a
+// theme option added or dropped a wrapper above the content, and the
+// chain of signatures no longer names its root), has its root found
+// again by its own signature: the only node of the page, in a region the
+// model never saw, with the tag, role and tokens, or those and its
+// parent's, of a content root that had them alone on every page it was
+// the root of (and more than a bare tag) takes that root's key, and its
+// subtree the keys under it. A page with no block under a content root
+// still (a layout the model has not seen) counts what the landmark rule
+// counts and the model does not know to repeat. A nil *Model (no model yet: the first build) judges every
 // page by the landmark rule: everything but nav, aside, header and footer
 // outside an article, and roles navigation, banner, contentinfo,
 // complementary and search; and only what is in <main> (or role=main)
@@ -105,7 +117,9 @@
 //   - A theme switch, or a theme update that renames the classes on the
 //     way to the content, makes the content root a region the model never
 //     saw: every page falls back to the landmark rule once, and its Print
-//     moves. Learn a new model (and accept that move) when Known says most
+//     moves. A wrapper added or dropped above the root (Sphinx's
+//     nosidebar) does not, when the root has a signature of its own
+//     (alone, or with its parent's) that is unique on its pages. Learn a new model (and accept that move) when Known says most
 //     of the site is unknown.
 //   - Content that repeats across pages in the same region of the
 //     content, half of it or more, is taken for template: a boilerplate

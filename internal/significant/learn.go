@@ -65,7 +65,8 @@ func (l *Learner) Model() *Model {
 	} else {
 		m.tokens = stableTokens(pages)
 	}
-	roots, templates, seen := verdicts(newSample(pages, &m.tokens).tally())
+	stats := newSample(pages, &m.tokens).tally()
+	roots, templates, seen := verdicts(stats)
 	if b := l.base; b != nil {
 		// Sticky: only regions base never saw get a verdict of this sample.
 		roots = slices.DeleteFunc(roots, b.seen.has)
@@ -75,19 +76,21 @@ func (l *Learner) Model() *Model {
 		seen = append(seen, b.seen.keys...)
 	}
 	m.roots, m.templates, m.seen = newSet(roots), newSet(templates), newSet(seen)
+	m.anchors = anchors(stats, roots, l.base)
 	return m
 }
 
 // sample is the pages learned from, each node named by its region's key.
 type sample struct {
-	pages []*Page
-	keys  [][]uint64
+	pages  []*Page
+	tokens *set
+	keys   [][]uint64
 	// rep is on how many pages each block is, in its region.
 	rep map[[2]uint64]int32
 }
 
 func newSample(pages []*Page, tokens *set) *sample {
-	s := &sample{pages: pages, keys: make([][]uint64, len(pages))}
+	s := &sample{pages: pages, tokens: tokens, keys: make([][]uint64, len(pages))}
 	for i, p := range pages {
 		s.keys[i] = keys(p, tokens, nil)
 	}
@@ -136,6 +139,15 @@ type region struct {
 	w, r           int64 // weight of the blocks under it, of those repeated
 	votes, against int64 // unique weight of pages it is the root of, it is on but not around the root
 	voted          int32
+	// out, in: how many pages have it outside their root (neither under
+	// it nor around it), and under it; around: how many have it around
+	// their root (above it).
+	out, in, around int32
+	// local: the signatures of a node of it over 1 and 2 levels (the
+	// same for all: its key holds them); shared: on a page it was the
+	// root of, another node had the same.
+	local  [anchorDepth]uint64
+	shared [anchorDepth]bool
 }
 
 // tally goes through the pages once, counting each region's pages and
@@ -166,7 +178,8 @@ func (s *sample) tally() map[uint64]*region {
 }
 
 // vote counts page pi's unique weight for its content root, and against
-// each region on it that is neither the root nor around it.
+// each region on it that is neither the root nor around it; and which
+// regions the page has under its root, and which outside it.
 func (s *sample) vote(stats map[uint64]*region, pi int, root int32, total int64) {
 	p := s.pages[pi]
 	onPath := map[uint64]bool{}
@@ -174,13 +187,75 @@ func (s *sample) vote(stats map[uint64]*region, pi int, root int32, total int64)
 		onPath[s.keys[pi][a]] = true
 	}
 	if root >= 0 {
-		stats[s.keys[pi][root]].votes += total
+		k := s.keys[pi][root]
+		stats[k].votes += total
+		s.local(pi, root, stats[k])
+		delete(onPath, k)
+		for a := range onPath {
+			stats[a].around++
+		}
+		onPath[k] = true
 	}
 	for _, k := range s.keys[pi] {
 		r := stats[k]
 		if r.voted != int32(pi+1) && !onPath[k] {
 			r.voted = int32(pi + 1)
 			r.against += total
+		}
+	}
+	// Where each region is on this page: under the root (one node of it
+	// is enough), or outside it (neither under it nor on the way to it).
+	where := map[uint64]bool{}
+	under := make([]bool, len(p.nodes))
+	for i, nd := range p.nodes {
+		par := nd.parent
+		under[i] = root < 0 || par >= 0 && (par == root || under[par])
+		k := s.keys[pi][i]
+		if !onPath[k] || under[i] {
+			where[k] = where[k] || under[i]
+		}
+	}
+	for k, in := range where {
+		if in {
+			stats[k].in++
+		} else {
+			stats[k].out++
+		}
+	}
+}
+
+// anchors are the roots (of this sample: base's are kept) that a page
+// may be re-anchored to (Model.reanchor): those whose node was, on every
+// page it was the root of, the only one of its own signature there.
+func anchors(stats map[uint64]*region, roots []uint64, base *Model) set {
+	var out []uint64
+	if base != nil {
+		out = slices.Clone(base.anchors.keys)
+	}
+	for _, k := range roots {
+		r := stats[k]
+		if r == nil || r.votes == 0 || base != nil && base.seen.has(k) {
+			continue
+		}
+		for d, l := range r.local {
+			if l != 0 && !r.shared[d] {
+				out = append(out, anchor(l, k))
+			}
+		}
+	}
+	return newSet(out)
+}
+
+// local notes the signatures of page pi's root n in its region r, and
+// whether another node of the page has the same.
+func (s *sample) local(pi int, n int32, r *region) {
+	for d := range anchorDepth {
+		sigs := localSigs(s.pages[pi], s.tokens, d+1)
+		r.local[d] = sigs[n]
+		for i, l := range sigs {
+			if int32(i) != n && l == sigs[n] {
+				r.shared[d] = true
+			}
 		}
 	}
 }
@@ -195,7 +270,23 @@ func verdicts(stats map[uint64]*region) (roots, templates, seen []uint64) {
 		switch {
 		case r.votes > 0 && r.votes >= 2*r.against:
 			roots = append(roots, k)
+			if r.around >= templatePages {
+				// A root around other pages' roots (an index's, a
+				// search page's, a list's: pages with little of their
+				// own): a wrapper. It is in both sets, which no region
+				// is otherwise: Model.judge takes a region new
+				// directly in it for template (a menu item the theme
+				// adds beside the other pages' content).
+				templates = append(templates, k)
+			}
 		case r.pages >= templatePages && r.w > 0 && 2*r.r >= r.w:
+			templates = append(templates, k)
+		case r.in > 0 && r.out >= templatePages && r.out >= 2*r.in:
+			// Template by its place: most pages have it outside their
+			// content root, and a few (an index, a search page, an
+			// empty list: pages with little of their own, whose root is
+			// a wrapper around other pages' roots) under theirs, where
+			// it is the same header, menu or pager, not their content.
 			templates = append(templates, k)
 		}
 	}

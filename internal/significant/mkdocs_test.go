@@ -45,6 +45,11 @@ func TestMkDocsDefault(t *testing.T) {
 	checkSite(t, mkdocs, mkdocsSite("mkdocs"), nil, mkdocsChanges("  nav_style: dark\n  navigation_depth: 3\n  highlightjs: false\n"))
 }
 
+// TestMkDocsReadTheDocs: MkDocs' other built-in theme.
+func TestMkDocsReadTheDocs(t *testing.T) {
+	checkSite(t, mkdocs, mkdocsSite("readthedocs"), nil, mkdocsChanges("  prev_next_buttons_location: both\n  navigation_depth: 2\n  collapse_navigation: false\n  titles_only: true\n"))
+}
+
 func TestMkDocsMaterial(t *testing.T) {
 	checkSite(t, mkdocs, mkdocsSite("material"), nil, mkdocsChanges("  features:\n    - navigation.tabs\n    - navigation.top\n    - toc.integrate\n  palette:\n    primary: indigo\n"))
 }

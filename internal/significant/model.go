@@ -18,7 +18,12 @@ import (
 // model of a site not learnt yet (see Print).
 type Model struct {
 	tokens, roots, templates, seen set
-	pages                          int
+	// anchors: content roots that a page's node with the same signature
+	// of its own, the only one on the page, stands for when no node of
+	// the page is in a root region (a wrapper above it added or dropped
+	// by a theme option); each as anchor(signature, root).
+	anchors set
+	pages   int
 }
 
 // rootSeed is the key above the top of every page.
@@ -31,22 +36,28 @@ func keys(p *Page, tokens *set, out []uint64) []uint64 {
 	n := len(p.nodes)
 	out = slices.Grow(out[:0], n)[:n]
 	for i := range p.nodes {
-		nd := &p.nodes[i]
 		k := uint64(rootSeed)
-		if nd.parent >= 0 {
-			k = out[nd.parent]
+		if par := p.nodes[i].parent; par >= 0 {
+			k = out[par]
 		}
-		var t uint64
-		if nd.ntok > 0 {
-			for _, tok := range p.toks[nd.tok0 : nd.tok0+int32(nd.ntok)] {
-				if tokens.has(tok) {
-					t += mix(0, tok)
-				}
-			}
-		}
-		out[i] = mix(mix(mix(k, uint64(nd.tag)), nd.role), t)
+		out[i] = step(k, p, int32(i), tokens)
 	}
 	return out
+}
+
+// step is the key of page p's node n under its parent's key k: k with
+// the node's tag, role and the tokens the set holds.
+func step(k uint64, p *Page, n int32, tokens *set) uint64 {
+	nd := &p.nodes[n]
+	var t uint64
+	if nd.ntok > 0 {
+		for _, tok := range p.toks[nd.tok0 : nd.tok0+int32(nd.ntok)] {
+			if tokens.has(tok) {
+				t += mix(0, tok)
+			}
+		}
+	}
+	return mix(mix(mix(k, uint64(nd.tag)), nd.role), t)
 }
 
 var scratch = sync.Pool{New: func() any { s := make([]uint64, 0, 256); return &s }}
@@ -57,6 +68,14 @@ const (
 	content        // under a content root
 	inert          // under a content root, in a region that repeats
 	repeats        // in no content root, in a region that repeats
+)
+
+// What judge notes of a node besides its key: a root is below it
+// (1), it is the page's root, or the page's root and a wrapper (a root
+// region around other pages' roots: in both the roots and templates).
+const (
+	rootHere    = 2
+	wrapperHere = 3
 )
 
 // Print is the page's fingerprint under the model: its title, its JSON-LD,
@@ -153,29 +172,28 @@ func (m *Model) judge(p *Page, sp *[]uint64) []uint64 {
 	clear(below)
 	ks = ks[:n]
 	nodes := p.nodes[:n]
-	for i := n - 1; i >= 0; i-- {
-		isRoot := m.roots.has(ks[i])
-		if par := nodes[i].parent; par >= 0 && (isRoot || below[i] != 0) {
-			below[par] = 1
-		}
-		if isRoot && below[i] == 0 {
-			below[i] = 2 // the root: no root below
-		}
+	if !m.markRoots(nodes, ks, below) && m.reanchor(p, ks) {
+		clear(below)
+		m.markRoots(nodes, ks, below)
 	}
 	for i := range nodes {
 		v := uint64(outside)
-		if par := nodes[i].parent; par >= 0 {
+		par := nodes[i].parent
+		if par >= 0 {
 			v = ks[par] // already a verdict: parents come first
 		}
 		switch v {
 		case outside, repeats:
-			if below[i] == 2 {
+			if below[i] >= rootHere {
 				v = content
 			} else if v == outside && m.templates.has(ks[i]) {
 				v = repeats
 			}
 		case content:
-			if m.templates.has(ks[i]) {
+			if m.templates.has(ks[i]) || par >= 0 && below[par] == wrapperHere && !m.seen.has(ks[i]) {
+				// A region that repeats; or one new directly in a
+				// wrapper root, beside where other pages' roots are:
+				// what a theme adds to every page.
 				v = inert
 			}
 		}
@@ -183,6 +201,28 @@ func (m *Model) judge(p *Page, sp *[]uint64) []uint64 {
 	}
 	*sp = ks
 	return ks
+}
+
+// markRoots notes in below, for each node, whether a root is below it
+// (1), or it is the page's root (rootHere, or wrapperHere for a wrapper
+// root), and reports whether the page has a root that is not a wrapper.
+func (m *Model) markRoots(nodes []node, ks, below []uint64) bool {
+	found := false
+	for i := len(nodes) - 1; i >= 0; i-- {
+		isRoot := m.roots.has(ks[i])
+		if par := nodes[i].parent; par >= 0 && (isRoot || below[i] != 0) {
+			below[par] = 1
+		}
+		if isRoot && below[i] == 0 {
+			below[i] = rootHere
+			if m.templates.has(ks[i]) {
+				below[i] = wrapperHere
+			} else {
+				found = true
+			}
+		}
+	}
+	return found
 }
 
 // Known is how many of the page's blocks are in regions the model saw,
@@ -223,12 +263,14 @@ func (m *Model) Regions() (seen, roots, templates int) {
 	return len(m.seen.keys), len(m.roots.keys), len(m.templates.keys)
 }
 
-// The stored form: "SIGM", a version byte, the page count, then the four
-// sets (tokens, roots, templates, seen), each as a count and its sorted
-// keys' deltas, all uvarints. The same model is always the same bytes.
+// The stored form: "SIGM", a version byte, the page count, then the sets
+// (tokens, roots, templates, seen, and from version 2 anchors), each as a
+// count and its sorted keys' deltas, all uvarints. The same model is
+// always the same bytes. A model of version 1 (no anchors) is read as it
+// was: its prints do not move.
 const (
 	magic   = "SIGM"
-	version = 1
+	version = 2
 )
 
 // MarshalBinary is the model's stored form, for the caller's state
@@ -237,12 +279,12 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	if m == nil {
 		return nil, errors.New("significant: no model to marshal")
 	}
-	n := len(m.tokens.keys) + len(m.roots.keys) + len(m.templates.keys) + len(m.seen.keys)
+	n := len(m.tokens.keys) + len(m.roots.keys) + len(m.templates.keys) + len(m.seen.keys) + len(m.anchors.keys)
 	b := make([]byte, 0, 16+9*n)
 	b = append(b, magic...)
 	b = append(b, version)
 	b = binary.AppendUvarint(b, uint64(m.pages))
-	for _, s := range []*set{&m.tokens, &m.roots, &m.templates, &m.seen} {
+	for _, s := range []*set{&m.tokens, &m.roots, &m.templates, &m.seen, &m.anchors} {
 		b = binary.AppendUvarint(b, uint64(len(s.keys)))
 		var prev uint64
 		for _, k := range s.keys {
@@ -258,8 +300,9 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	if len(b) < len(magic)+1 || string(b[:len(magic)]) != magic {
 		return errors.New("significant: not a stored model")
 	}
-	if b[len(magic)] != version {
-		return fmt.Errorf("significant: stored model of version %d, not %d", b[len(magic)], version)
+	v := b[len(magic)]
+	if v < 1 || v > version {
+		return fmt.Errorf("significant: stored model of version %d, not 1 to %d", v, version)
 	}
 	b = b[len(magic)+1:]
 	next := func() (uint64, error) {
@@ -274,35 +317,47 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return err
 	}
-	var sets [4]set
-	for i := range sets {
-		count, err := next()
-		if err != nil {
+	var sets [5]set
+	n := len(sets)
+	if v == 1 {
+		n = 4 // no anchors
+	}
+	for i := range sets[:n] {
+		if sets[i], err = readSet(next, len(b)); err != nil {
 			return err
 		}
-		if count > uint64(len(b)) {
-			return errors.New("significant: stored model truncated")
-		}
-		keys := make([]uint64, 0, count)
-		var prev uint64
-		for j := uint64(0); j < count; j++ {
-			d, err := next()
-			if err != nil {
-				return err
-			}
-			if j > 0 && d == 0 {
-				return errors.New("significant: stored model corrupt (keys out of order)")
-			}
-			prev += d
-			keys = append(keys, prev)
-		}
-		sets[i] = newSet(keys)
 	}
 	if len(b) != 0 {
 		return errors.New("significant: stored model has trailing bytes")
 	}
-	*m = Model{tokens: sets[0], roots: sets[1], templates: sets[2], seen: sets[3], pages: int(min(pages, 1<<31))}
+	*m = Model{tokens: sets[0], roots: sets[1], templates: sets[2], seen: sets[3], anchors: sets[4], pages: int(min(pages, 1<<31))}
 	return nil
+}
+
+// readSet reads a stored set: a count (at most max: each key takes a
+// byte at least), then its sorted keys' deltas.
+func readSet(next func() (uint64, error), max int) (set, error) {
+	count, err := next()
+	if err != nil {
+		return set{}, err
+	}
+	if count > uint64(max) {
+		return set{}, errors.New("significant: stored model truncated")
+	}
+	keys := make([]uint64, 0, count)
+	var prev uint64
+	for j := uint64(0); j < count; j++ {
+		d, err := next()
+		if err != nil {
+			return set{}, err
+		}
+		if j > 0 && d == 0 {
+			return set{}, errors.New("significant: stored model corrupt (keys out of order)")
+		}
+		prev += d
+		keys = append(keys, prev)
+	}
+	return newSet(keys), nil
 }
 
 // set is a set of keys (hashes): sorted, for its stored form, and an open

@@ -144,7 +144,7 @@ func TestModelStored(t *testing.T) {
 		}
 	}
 	t.Logf("model of %d pages: %d bytes", len(pages), len(stored[0]))
-	for _, bad := range [][]byte{nil, []byte("SIGM"), append([]byte("SIGM\x02"), stored[0][5:]...), stored[0][:len(stored[0])-1], append(slices.Clone(stored[0]), 0)} {
+	for _, bad := range [][]byte{nil, []byte("SIGM"), append([]byte("SIGM\x03"), stored[0][5:]...), stored[0][:len(stored[0])-1], append(slices.Clone(stored[0]), 0)} {
 		var m Model
 		if err := m.UnmarshalBinary(bad); err == nil {
 			t.Errorf("%q read as a model", bad)
