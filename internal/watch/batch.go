@@ -16,8 +16,9 @@ import (
 
 // maxRecent bounds the entries whose last event is remembered for
 // Batch.Busy: past it (a deploy writing more files than that within one
-// batch), entries are not told busy, as before there was Busy.
-const maxRecent = 1 << 16
+// batch), entries are not told busy, and the batch's directories are
+// handed out again once quiet (clearPending). A var for tests.
+var maxRecent = 1 << 16
 
 // noteRecent remembers when an entry last had an event that may leave it
 // half written, for Batch.Busy. A removal leaves nothing to read.
@@ -28,6 +29,8 @@ func (w *Watcher) noteRecent(rel string, ev fsnotify.Event) {
 	}
 	if _, ok := w.recent[rel]; ok || len(w.recent) < maxRecent {
 		w.recent[rel] = time.Now()
+	} else {
+		w.untold = true
 	}
 }
 
@@ -46,8 +49,13 @@ func (w *Watcher) peek() Batch {
 			}
 		}
 		slices.Sort(b.Dirs)
-		b.Busy = w.busy()
 	}
+	// A rescan's too: the full build it brings takes a page changed
+	// less than Settle before At for one still being written (the
+	// kernel's coarse clock stamps it), and holds its version; handed out
+	// again below (clearPending), it is read once quiet. Its events are
+	// in this batch, and no other would bring it.
+	b.Busy = w.busy()
 	if len(w.restore) > 0 {
 		b.Restore = slices.Sorted(maps.Keys(w.restore))
 	}
@@ -116,10 +124,23 @@ func (w *Watcher) markName(dir, name string) {
 // clearPending forgets what was handed out, but for the entries b found
 // busy: they are pending again, to be handed out once quiet; those open
 // for writing, once closed (noteWriting).
+//
+// A batch that could not name every busy entry (untold: more entries
+// written within Settle than maxRecent) has its directories handed out
+// again, or, a rescan, the whole tree: a publish takes a page changed
+// less than Settle before the batch for one still being written and
+// holds its version, and no event would bring it again.
 func (w *Watcher) clearPending(b Batch) {
 	clear(w.dirty)
 	clear(w.restore)
 	w.rescan, w.rootMoved = false, false
+	if w.untold {
+		w.untold = false
+		w.rescan = b.Rescan
+		for _, d := range b.Dirs {
+			w.mark(d)
+		}
+	}
 	for dir, names := range b.Busy {
 		for _, n := range names {
 			rel := path.Join(dir, n)

@@ -126,7 +126,8 @@ type Watcher struct {
 	closes  *closeSub                  // nil: no close events, quiet periods alone decide
 	restore map[string]bool            // directories that lost an own file (Batch.Restore)
 	rescan  bool
-	marks   int // bumped whenever dirty or rescan is set: tells real news from noise
+	untold  bool // an entry's event was not remembered in recent (full): a batch may not name it busy (clearPending)
+	marks   int  // bumped whenever dirty or rescan is set: tells real news from noise
 	overflo atomic.Int64
 }
 

@@ -427,6 +427,54 @@ func TestBusy(t *testing.T) {
 	})
 }
 
+// TestBusyRescan: a rescan (events lost) cut by MaxDelay while a file is
+// still being written says so too, and hands the file out again once it
+// is quiet: the rescan's full build holds a page changed that recently,
+// and the file's events, taken by the rescan, would bring it no more.
+func TestBusyRescan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root, src, _, out := fakeWatcher(t, "a")
+		stopWriting := keepWriting(src, filepath.Join(root, "a", "copying.html"))
+		src.errs <- fsnotify.ErrEventOverflow
+		b := <-out
+		if !b.Rescan {
+			t.Fatalf("batch = %+v, want a rescan", b)
+		}
+		if want := map[string][]string{"a": {"copying.html"}}; !maps.EqualFunc(b.Busy, want, slices.Equal) {
+			t.Errorf("rescan cut by MaxDelay: Busy = %v, want %v", b.Busy, want)
+		}
+		stopWriting()
+		b = <-out
+		if b.Rescan || !slices.Equal(b.Names["a"], []string{"copying.html"}) {
+			t.Errorf("after the writer stopped: %+v, want copying.html handed out again", b)
+		}
+	})
+}
+
+// TestBusyUntold: a batch cut while more files were being written than
+// Busy can name (maxRecent) hands their directories out again, whole,
+// once quiet: the publish holds any page changed less than Settle before
+// the batch, named busy or not.
+func TestBusyUntold(t *testing.T) {
+	defer func(n int) { maxRecent = n }(maxRecent)
+	maxRecent = 1
+	synctest.Test(t, func(t *testing.T) {
+		root, src, _, out := fakeWatcher(t, "a", "b")
+		stopA := keepWriting(src, filepath.Join(root, "a", "one.html"))
+		stopB := keepWriting(src, filepath.Join(root, "b", "two.html"))
+		b := <-out
+		if len(b.Busy) != 1 {
+			t.Errorf("batch cut by MaxDelay: Busy = %v, want one of the two files (maxRecent 1)", b.Busy)
+		}
+		stopA()
+		stopB()
+		b = <-out
+		if !slices.Equal(b.Dirs, []string{"a", "b"}) || len(b.Names) != 0 {
+			t.Errorf("after the writers stopped: %+v, want a and b handed out again whole", b)
+		}
+	})
+}
+
 // TestRestore: one of sitemapd's own files removed by someone else is
 // handed out at once (Restore), without waiting for Settle; a temp file's
 // removal is not.
