@@ -24,23 +24,23 @@ func (m *Model) reanchor(p *Page, ks []uint64) bool {
 	if len(m.anchors.keys) == 0 {
 		return false
 	}
+	sigs := localSigs(p, &m.tokens)
 	// The longer signature first: it says more of where the node is.
-	for depth := anchorDepth; depth >= 1; depth-- {
-		sigs := localSigs(p, &m.tokens, depth)
-		counts := make(map[uint64]int, len(sigs))
-		for _, l := range sigs {
-			counts[l]++
-		}
+	for d := anchorDepth - 1; d >= 0; d-- {
 		at, root, many := int32(-1), uint64(0), false
-		for i, l := range sigs {
-			if l == 0 || counts[l] != 1 || m.seen.has(ks[i]) {
-				continue // not unique; or where the model saw it, it is what it was
+		for i, l := range sigs[d] {
+			if l == 0 || m.seen.has(ks[i]) {
+				continue // says nothing of itself; or where the model saw it, it is what it was
 			}
 			for _, r := range m.roots.keys {
-				if m.anchors.has(anchor(l, r)) {
-					many = many || at >= 0
-					at, root = int32(i), r
+				if !m.anchors.has(anchor(l, r)) {
+					continue
 				}
+				if !onlyOne(sigs[d], l) {
+					break
+				}
+				many = many || at >= 0
+				at, root = int32(i), r
 			}
 		}
 		if many {
@@ -54,32 +54,40 @@ func (m *Model) reanchor(p *Page, ks []uint64) bool {
 	return false
 }
 
+// onlyOne reports whether l is in sigs once.
+func onlyOne(sigs []uint64, l uint64) bool {
+	n := 0
+	for _, v := range sigs {
+		if v == l {
+			n++
+		}
+	}
+	return n == 1
+}
+
 // anchorDepth: a root is anchored by its own signature, and by its own
 // and its parent's (a root that is a plain <section> in a <div
 // class=body>).
 const anchorDepth = 2
 
-// localSigs are the signatures of the page's nodes over depth levels
-// (the node's own, and its ancestors' up to depth); 0 for a node with
-// fewer ancestors, or whose levels say nothing of it but their tags (a
-// bare <p> is anywhere).
-func localSigs(p *Page, tokens *set, depth int) []uint64 {
-	sigs := make([]uint64, len(p.nodes))
+// localSigs are the signatures of the page's nodes over one level (the
+// node's own: sigs[0]) and two (its parent's and its own: sigs[1]); 0
+// for a node with no parent (at two levels), or whose levels say nothing
+// of it but their tags (a bare <p> is anywhere). One pass: nodes come
+// after their parents.
+func localSigs(p *Page, tokens *set) (sigs [anchorDepth][]uint64) {
+	n := len(p.nodes)
+	own := make([]uint64, n) // the node's own signature, named or not
+	named := make([]bool, n)
+	sigs[0], sigs[1] = make([]uint64, n), make([]uint64, n)
 	for i := range p.nodes {
-		chain := []int32{int32(i)}
-		for len(chain) < depth && p.nodes[chain[len(chain)-1]].parent >= 0 {
-			chain = append(chain, p.nodes[chain[len(chain)-1]].parent)
+		own[i] = step(localSeed, p, int32(i), tokens)
+		named[i] = isNamed(p, int32(i), tokens)
+		if named[i] {
+			sigs[0][i] = own[i]
 		}
-		if len(chain) < depth {
-			continue
-		}
-		l, named := uint64(localSeed), false
-		for j := len(chain) - 1; j >= 0; j-- {
-			l = step(l, p, chain[j], tokens)
-			named = named || isNamed(p, chain[j], tokens)
-		}
-		if named {
-			sigs[i] = l
+		if par := p.nodes[i].parent; par >= 0 && (named[i] || named[par]) {
+			sigs[1][i] = step(own[par], p, int32(i), tokens)
 		}
 	}
 	return sigs

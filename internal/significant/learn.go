@@ -249,8 +249,8 @@ func anchors(stats map[uint64]*region, roots []uint64, base *Model) set {
 // local notes the signatures of page pi's root n in its region r, and
 // whether another node of the page has the same.
 func (s *sample) local(pi int, n int32, r *region) {
-	for d := range anchorDepth {
-		sigs := localSigs(s.pages[pi], s.tokens, d+1)
+	all := localSigs(s.pages[pi], s.tokens)
+	for d, sigs := range all {
 		r.local[d] = sigs[n]
 		for i, l := range sigs {
 			if int32(i) != n && l == sigs[n] {
