@@ -27,24 +27,9 @@ func (m *Model) reanchor(p *Page, ks []uint64) bool {
 	sigs := localSigs(p, &m.tokens)
 	// The longer signature first: it says more of where the node is.
 	for d := anchorDepth - 1; d >= 0; d-- {
-		at, root, many := int32(-1), uint64(0), false
-		for i, l := range sigs[d] {
-			if l == 0 || m.seen.has(ks[i]) {
-				continue // says nothing of itself; or where the model saw it, it is what it was
-			}
-			for _, r := range m.roots.keys {
-				if !m.anchors.has(anchor(l, r)) {
-					continue
-				}
-				if !onlyOne(sigs[d], l) {
-					break
-				}
-				many = many || at >= 0
-				at, root = int32(i), r
-			}
-		}
-		if many {
-			return false
+		at, root, ok := m.anchored(sigs[d], ks)
+		if !ok {
+			return false // more than one node stands for a root
 		}
 		if at >= 0 {
 			rekey(p, ks, at, root, &m.tokens)
@@ -54,15 +39,51 @@ func (m *Model) reanchor(p *Page, ks []uint64) bool {
 	return false
 }
 
-// onlyOne reports whether l is in sigs once.
-func onlyOne(sigs []uint64, l uint64) bool {
-	n := 0
-	for _, v := range sigs {
-		if v == l {
-			n++
+// anchored finds, among a page's nodes of signatures sigs (and keys ks),
+// the one node in a region the model never saw whose signature, the only
+// one of it on the page, the model anchors to a root: its index and that
+// root, or -1. ok is false when more than one does. It costs a pass over
+// the nodes and one over those anchored: a hostile page of many nodes of
+// one anchored signature is not counted again for each.
+func (m *Model) anchored(sigs, ks []uint64) (at int32, root uint64, ok bool) {
+	type candidate struct {
+		at   int32
+		root uint64
+	}
+	var cands []candidate
+	for i, l := range sigs {
+		if l == 0 || m.seen.has(ks[i]) {
+			continue // says nothing of itself; or where the model saw it, it is what it was
+		}
+		for _, r := range m.roots.keys {
+			if m.anchors.has(anchor(l, r)) {
+				cands = append(cands, candidate{int32(i), r})
+			}
 		}
 	}
-	return n == 1
+	if len(cands) == 0 {
+		return -1, 0, true
+	}
+	counts := make(map[uint64]int, len(cands))
+	for _, c := range cands {
+		counts[sigs[c.at]] = 0
+	}
+	for _, l := range sigs {
+		if n, ok := counts[l]; ok {
+			counts[l] = n + 1
+		}
+	}
+	at = -1
+	for _, c := range cands {
+		if counts[sigs[c.at]] != 1 {
+			continue
+		}
+		if at >= 0 {
+			return -1, 0, false
+		}
+		at, root = c.at, c.root
+	}
+	return at, root, true
 }
 
 // anchorDepth: a root is anchored by its own signature, and by its own

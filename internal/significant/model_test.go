@@ -51,7 +51,7 @@ func synthSite(n int, th theme, edit func(i int, content string) string) map[str
 	return pages
 }
 
-func readAll(t *testing.T, site map[string]string) map[string]*Page {
+func readAll(t testing.TB, site map[string]string) map[string]*Page {
 	t.Helper()
 	out := map[string]*Page{}
 	for path, src := range site {

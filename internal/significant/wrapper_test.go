@@ -194,3 +194,33 @@ func FuzzPrintAnchored(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReanchorHostile prints, under a model that anchors div.body,
+// a page with no known root and n copies of div.body: none stands for
+// the root (not the only one), and finding that costs a pass over the
+// nodes, not one a copy (a hostile page of n copies was n² before).
+func BenchmarkReanchorHostile(b *testing.B) {
+	page := func(i int, sidebar bool) string {
+		content := fmt.Sprintf(`<div class="body"><h1>Title %d</h1><p>%s</p></div>`, i, para(fmt.Sprint("page", i), 0))
+		if sidebar {
+			content = `<div class="bodywrapper">` + content + `</div><div class="sidebar"><a href="/a.html">A</a></div>`
+		}
+		return `<html><body><div class="related"><a href="/">Home</a></div><div class="document">` + content + `</div></body></html>`
+	}
+	site := map[string]string{}
+	for i := range 12 {
+		site[fmt.Sprintf("/p%d.html", i)] = page(i, true)
+	}
+	m := learn(readAll(b, site))
+	if len(m.anchors.keys) == 0 {
+		b.Fatal("no root anchored")
+	}
+	for _, n := range []int{1_000, 10_000} {
+		hostile, _ := Read([]byte(`<html><body><div class="document">`+strings.Repeat(`<div class="body"><p>x</p></div>`, n)+`</div></body></html>`), Options{})
+		b.Run(fmt.Sprintf("copies=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				m.Print(hostile)
+			}
+		})
+	}
+}
